@@ -1,0 +1,143 @@
+//! Assembling and running the service: open the backends, bootstrap the first account, bind the listener,
+//! mount the routes and serve until told to stop.
+
+use std::{io, sync::Arc, time::Duration};
+
+use poem::{
+    EndpointExt, Route, Server,
+    listener::{Acceptor, Listener, TcpAcceptor, TcpListener},
+};
+use shutterbox_metadata::{MetadataStore, SqlMetadata};
+use shutterbox_model::{AccountName, Scope};
+use shutterbox_storage::LocalStore;
+
+use crate::{
+    config::{BackendConfig, Config},
+    error::envelope,
+    keys::{self, MintedKey},
+    openapi,
+    rate_limit::InProcessLimiter,
+    routes::{delivery, health, storage},
+    state::{AppState, Settings},
+};
+
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    #[error("cannot listen on {addr}: {source}")]
+    Listen { addr: String, source: io::Error },
+    #[error("{0}")]
+    Metadata(#[from] shutterbox_metadata::MetadataError),
+    #[error("cannot open the object store: {0}")]
+    Store(#[from] shutterbox_storage::StoreError),
+    #[error("cannot create the data directory {path}: {source}")]
+    DataDir { path: String, source: io::Error },
+}
+
+/// Opens the metadata store the configuration names (creating the data directory for SQLite).
+pub async fn open_metadata(backend: &BackendConfig) -> Result<Arc<dyn MetadataStore>, StartError> {
+    if backend.database_url.is_none() {
+        tokio::fs::create_dir_all(&backend.data_dir)
+            .await
+            .map_err(|source| StartError::DataDir { path: backend.data_dir.display().to_string(), source })?;
+    }
+    Ok(Arc::new(SqlMetadata::connect(&backend.database_url()).await?))
+}
+
+/// A service that is bound and ready to run.
+pub struct Application {
+    acceptor: TcpAcceptor,
+    port: u16,
+    public_url: String,
+    state: AppState,
+    bootstrap_key: Option<MintedKey>,
+}
+
+impl Application {
+    pub async fn build(config: Config) -> Result<Self, StartError> {
+        let acceptor = TcpListener::bind(config.listen.clone())
+            .into_acceptor()
+            .await
+            .map_err(|source| StartError::Listen { addr: config.listen.clone(), source })?;
+        let local =
+            acceptor.local_addr().into_iter().find_map(|addr| addr.as_socket_addr().copied()).ok_or_else(|| {
+                StartError::Listen {
+                    addr: config.listen.clone(),
+                    source: io::Error::other("listener has no socket address"),
+                }
+            })?;
+        let public_url =
+            config.public_url.clone().unwrap_or_else(|| format!("http://{local}")).trim_end_matches('/').to_owned();
+        let base_url = format!("{public_url}/v1");
+
+        let metadata = open_metadata(&config.backend).await?;
+        let store = Arc::new(LocalStore::open(&config.backend.data_dir, format!("{public_url}/storage")).await?);
+        let bootstrap_key = bootstrap(metadata.as_ref()).await?;
+
+        let settings = Settings {
+            raw_base_url: config
+                .raw_base_url
+                .clone()
+                .map(|url| url.trim_end_matches('/').to_owned())
+                .unwrap_or_else(|| format!("{base_url}/raw")),
+            base_url,
+            max_upload_bytes: config.max_upload_bytes,
+            upload_expiry_secs: config.upload_expiry_secs,
+            cache_max_age_secs: config.cache_max_age_secs,
+        };
+        let state = AppState {
+            settings: Arc::new(settings),
+            metadata,
+            store,
+            limiter: Arc::new(InProcessLimiter::new(config.rate_limit)),
+        };
+        Ok(Self { acceptor, port: local.port(), public_url, state, bootstrap_key })
+    }
+
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    pub fn public_url(&self) -> &str {
+        &self.public_url
+    }
+
+    /// The secret key of the `default` account, when this start created it (the first start).
+    pub fn bootstrap_key(&self) -> Option<&MintedKey> {
+        self.bootstrap_key.as_ref()
+    }
+
+    /// Serves until `shutdown` resolves, then lets in-flight requests finish (up to 30 s).
+    pub async fn run_until(self, shutdown: impl Future<Output = ()> + Send) -> io::Result<()> {
+        let app = routes(self.state);
+        Server::new_with_acceptor(self.acceptor)
+            .run_with_graceful_shutdown(app, shutdown, Some(Duration::from_secs(30)))
+            .await
+    }
+}
+
+fn routes(state: AppState) -> impl poem::Endpoint {
+    let api = openapi::service();
+    let v1 = Route::new()
+        .at("/openapi.json", api.spec_endpoint())
+        .nest("/docs", api.swagger_ui())
+        .at("/file/*path", delivery::deliver_file)
+        .at("/raw/*path", delivery::deliver_raw)
+        .nest("/", api);
+    Route::new()
+        .nest("/v1", v1)
+        .at("/storage/*key", storage::put)
+        .at("/healthz", health::live)
+        .at("/readyz", health::ready)
+        .data(state)
+        .around(envelope)
+}
+
+/// On the first start (no account at all) creates account `default` with a secret key.
+async fn bootstrap(metadata: &dyn MetadataStore) -> Result<Option<MintedKey>, StartError> {
+    if metadata.account_count().await? > 0 {
+        return Ok(None);
+    }
+    let account = AccountName::parse("default")
+        .map_err(|e| StartError::Metadata(shutterbox_metadata::MetadataError::Corrupt(e.to_string())))?;
+    Ok(Some(keys::mint(metadata, &account, Scope::Secret).await?))
+}

@@ -1,0 +1,218 @@
+//! The API layer's one error type and the single place where every error — ours, the framework's parse
+//! errors, unknown routes, 405s — becomes the spec's JSON body `{message, status, headers}`.
+
+use std::{collections::BTreeMap, sync::Arc};
+
+use poem::{
+    Endpoint, IntoResponse, Request, Response,
+    http::{HeaderName, HeaderValue, StatusCode, header},
+};
+use poem_openapi::{
+    ApiResponse, Object,
+    registry::{MetaMediaType, MetaResponse, MetaResponses, Registry},
+    types::ToJSON,
+};
+use shutterbox_metadata::MetadataError;
+use shutterbox_storage::StoreError;
+
+use crate::rate_limit::RateLimitSlot;
+
+/// The error body of every failed request.
+#[derive(Debug, Clone, Object)]
+#[oai(rename = "Error")]
+pub struct ErrorBody {
+    /// What went wrong, in words meant for the person calling the API.
+    pub message: String,
+    /// The HTTP status, repeated.
+    pub status: u16,
+    /// The response's rate-limit headers (and `retry-after` when present); empty otherwise.
+    pub headers: BTreeMap<String, String>,
+}
+
+/// An API error: a status and a message safe to show to the caller.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("{message}")]
+pub struct ApiError {
+    pub status: StatusCode,
+    pub message: String,
+    /// Seconds after which a retry may succeed (429, 503).
+    pub retry_after: Option<u64>,
+}
+
+impl ApiError {
+    pub fn new(status: StatusCode, message: impl Into<String>) -> Self {
+        Self { status, message: message.into(), retry_after: None }
+    }
+
+    pub fn bad_request(message: impl Into<String>) -> Self {
+        Self::new(StatusCode::BAD_REQUEST, message)
+    }
+
+    pub fn unauthorized(message: impl Into<String>) -> Self {
+        Self::new(StatusCode::UNAUTHORIZED, message)
+    }
+
+    pub fn forbidden(message: impl Into<String>) -> Self {
+        Self::new(StatusCode::FORBIDDEN, message)
+    }
+
+    pub fn not_found(message: impl Into<String>) -> Self {
+        Self::new(StatusCode::NOT_FOUND, message)
+    }
+
+    pub fn too_many_requests(retry_after: u64) -> Self {
+        Self {
+            retry_after: Some(retry_after),
+            ..Self::new(StatusCode::TOO_MANY_REQUESTS, "rate limit exceeded; retry after the reset time")
+        }
+    }
+
+    /// A fault on our side: the detail goes to the log, the caller gets a generic message.
+    pub fn internal(detail: impl std::fmt::Display) -> Self {
+        tracing::error!(error = %detail, "internal error");
+        Self::new(StatusCode::INTERNAL_SERVER_ERROR, "internal server error")
+    }
+
+    pub fn unavailable(what: &str, detail: impl std::fmt::Display) -> Self {
+        tracing::warn!(error = %detail, "{what} unavailable");
+        Self {
+            retry_after: Some(5),
+            ..Self::new(StatusCode::SERVICE_UNAVAILABLE, format!("{what} is temporarily unavailable; retry shortly"))
+        }
+    }
+}
+
+impl From<MetadataError> for ApiError {
+    fn from(e: MetadataError) -> Self {
+        match e {
+            MetadataError::Unavailable(_) => Self::unavailable("the metadata database", e),
+            other => Self::internal(other),
+        }
+    }
+}
+
+impl From<StoreError> for ApiError {
+    fn from(e: StoreError) -> Self {
+        match e {
+            StoreError::Unavailable(_) => Self::unavailable("the object store", e),
+            other => Self::internal(other),
+        }
+    }
+}
+
+impl poem::error::ResponseError for ApiError {
+    fn status(&self) -> StatusCode {
+        self.status
+    }
+
+    fn as_response(&self) -> Response {
+        error_response(self.status, &self.message, self.retry_after)
+    }
+}
+
+fn error_response(status: StatusCode, message: &str, retry_after: Option<u64>) -> Response {
+    let body = ErrorBody { message: message.to_owned(), status: status.as_u16(), headers: BTreeMap::new() };
+    let mut response =
+        Response::builder().status(status).content_type("application/json; charset=utf-8").body(body.to_json_string());
+    if let Some(seconds) = retry_after {
+        response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(seconds));
+    }
+    response
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        poem::error::ResponseError::as_response(&self)
+    }
+}
+
+/// The statuses every management operation may answer with besides its success.
+const ERROR_STATUSES: &[(u16, &str)] = &[
+    (400, "Invalid parameters or body."),
+    (401, "Missing or invalid API key."),
+    (403, "The key's scope does not allow this operation."),
+    (404, "No such resource in this account."),
+    (429, "Rate limit exceeded; see Retry-After."),
+    (500, "Internal server error."),
+    (503, "A backing service is temporarily unavailable; see Retry-After."),
+];
+
+impl ApiResponse for ApiError {
+    fn meta() -> MetaResponses {
+        MetaResponses {
+            responses: ERROR_STATUSES
+                .iter()
+                .map(|&(status, description)| MetaResponse {
+                    description,
+                    status: Some(status),
+                    status_range: None,
+                    content: vec![MetaMediaType {
+                        content_type: "application/json; charset=utf-8",
+                        schema: <ErrorBody as poem_openapi::types::Type>::schema_ref(),
+                    }],
+                    headers: vec![],
+                })
+                .collect(),
+        }
+    }
+
+    fn register(registry: &mut Registry) {
+        <ErrorBody as poem_openapi::types::Type>::register(registry);
+    }
+}
+
+/// Largest error body the envelope reads back to recover a message.
+const MAX_ERROR_BODY: usize = 64 * 1024;
+
+/// Wraps the whole application: gives each request a rate-limit slot, turns every error response into the
+/// JSON error body with the response's rate-limit headers copied in, and adds the headers every response
+/// carries.
+pub async fn envelope<E: Endpoint>(endpoint: Arc<E>, mut request: Request) -> poem::Result<Response> {
+    let slot = RateLimitSlot::default();
+    request.extensions_mut().insert(slot.clone());
+    let mut response = endpoint.get_response(request).await;
+    if let Some(decision) = slot.get() {
+        decision.apply(response.headers_mut());
+    }
+    if response.status().is_client_error() || response.status().is_server_error() {
+        response = rewrite_error(response).await;
+    }
+    response
+        .headers_mut()
+        .insert(HeaderName::from_static("x-content-type-options"), HeaderValue::from_static("nosniff"));
+    Ok(response)
+}
+
+async fn rewrite_error(mut response: Response) -> Response {
+    let status = response.status();
+    let small = response
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok()?.parse::<usize>().ok())
+        .is_none_or(|len| len <= MAX_ERROR_BODY);
+    let body = if small { response.take_body().into_bytes().await.unwrap_or_default() } else { Default::default() };
+    let message = serde_json::from_slice::<serde_json::Value>(&body)
+        .ok()
+        .and_then(|v| v.get("message")?.as_str().map(str::to_owned))
+        .or_else(|| {
+            let text = String::from_utf8_lossy(&body).trim().to_owned();
+            (!text.is_empty()).then_some(text)
+        })
+        .unwrap_or_else(|| status.canonical_reason().unwrap_or("error").to_lowercase());
+    let headers = response
+        .headers()
+        .iter()
+        .filter(|(name, _)| name.as_str().starts_with("x-ratelimit-") || *name == header::RETRY_AFTER)
+        .filter_map(|(name, value)| Some((name.as_str().to_owned(), value.to_str().ok()?.to_owned())))
+        .collect();
+    let body = ErrorBody { message, status: status.as_u16(), headers };
+    let mut rebuilt =
+        Response::builder().status(status).content_type("application/json; charset=utf-8").body(body.to_json_string());
+    // Keep the headers that matter to the client (rate limits, Retry-After, Allow, Content-Range…).
+    for (name, value) in response.headers() {
+        if name != header::CONTENT_TYPE && name != header::CONTENT_LENGTH {
+            rebuilt.headers_mut().insert(name.clone(), value.clone());
+        }
+    }
+    rebuilt
+}

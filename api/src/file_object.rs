@@ -1,0 +1,79 @@
+//! The file object of SPEC.md §2.1, built from a stored record and the service's public addresses.
+
+use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
+use poem_openapi::Object;
+use shutterbox_metadata::FileRecord;
+use shutterbox_model::{human_size, iso_millis, time_ago};
+
+use crate::state::Settings;
+
+/// A stored file.
+#[derive(Debug, Clone, Object)]
+#[oai(rename = "File", rename_all = "camelCase")]
+pub struct FileObject {
+    /// Unique identifier (UUID).
+    pub id: String,
+    /// Name of the file: the customFilename when one was given, else the original filename.
+    pub name: String,
+    /// Public delivery URL; needs no authentication.
+    pub secure_url: String,
+    /// Public thumbnail URL, `{base_url}/files/<id>/thumbnail`; needs no authentication.
+    pub secure_thumbnail_url: String,
+    /// Public URL of the stored bytes, unchanged.
+    pub raw_url: String,
+    /// `image`, `video`, `json` or `file`, from the type sniffed from the bytes.
+    #[oai(rename = "type")]
+    pub kind: String,
+    /// MIME type sniffed from the bytes, or the declared one when the bytes identify none.
+    pub raw_type: String,
+    /// Human-readable size, e.g. `1.5 MB` (1024-based).
+    pub size: String,
+    /// Size in bytes.
+    pub raw_size: u64,
+    /// Time since the last update, e.g. `Just now` or `3 hours ago`.
+    pub updated: String,
+    /// Time of the last update, ISO 8601 UTC with milliseconds.
+    pub raw_updated: String,
+    /// The containing folder's id; null when the file is in no folder.
+    pub folder_id: Option<String>,
+}
+
+/// Characters kept as they are in a URL path segment: RFC 3986 unreserved.
+const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC.remove(b'-').remove(b'.').remove(b'_').remove(b'~');
+
+/// A stored path with each segment percent-encoded.
+pub fn encode_path(path: &str) -> String {
+    path.split('/').map(|segment| utf8_percent_encode(segment, SEGMENT).to_string()).collect::<Vec<_>>().join("/")
+}
+
+impl FileObject {
+    pub fn new(file: FileRecord, settings: &Settings, now_ms: i64) -> Self {
+        let path = encode_path(&file.path);
+        Self {
+            secure_url: format!("{}/file/{path}", settings.base_url),
+            secure_thumbnail_url: format!("{}/files/{}/thumbnail", settings.base_url, file.id),
+            raw_url: format!("{}/{path}", settings.raw_base_url),
+            kind: file.kind,
+            raw_type: file.raw_type,
+            size: human_size(file.size),
+            raw_size: file.size,
+            updated: time_ago(now_ms, file.updated_at_ms),
+            raw_updated: iso_millis(file.updated_at_ms),
+            folder_id: file.folder_id,
+            id: file.id,
+            name: file.name,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn segments_are_encoded_but_separators_kept() {
+        assert_eq!(encode_path("acme/my photos/cat #1.jpg"), "acme/my%20photos/cat%20%231.jpg");
+        assert_eq!(encode_path("acme/été.png"), "acme/%C3%A9t%C3%A9.png");
+        assert_eq!(encode_path("a/b-c_d~e.f"), "a/b-c_d~e.f");
+    }
+}

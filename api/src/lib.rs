@@ -1,0 +1,18 @@
+//! Shutterbox's HTTP API: the management endpoints of SPEC.md, public delivery, the local store's upload
+//! target, authentication, rate limits, the JSON error envelope and the OpenAPI document. It talks to its
+//! backends only through the `MetadataStore` and `ObjectStore` traits.
+
+pub mod app;
+pub mod auth;
+pub mod config;
+pub mod error;
+pub mod file_object;
+pub mod keys;
+pub mod openapi;
+pub mod rate_limit;
+pub mod routes;
+pub mod state;
+
+pub use app::{Application, StartError, open_metadata};
+pub use config::{BackendConfig, Config};
+pub use rate_limit::RateLimitSpec;

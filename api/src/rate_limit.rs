@@ -1,0 +1,170 @@
+//! Per-key rate limiting in fixed windows, and the `X-RateLimit-*` headers that report it. The limiter sits
+//! behind a trait: in-process here, shared through Redis in distributed mode.
+
+use std::{
+    collections::HashMap,
+    fmt,
+    str::FromStr,
+    sync::{Arc, Mutex, OnceLock},
+    time::{SystemTime, UNIX_EPOCH},
+};
+
+use async_trait::async_trait;
+use poem::http::{HeaderMap, HeaderName, HeaderValue, header};
+
+/// `<requests>/<seconds>s`, e.g. `1200/60s`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RateLimitSpec {
+    pub requests: u64,
+    pub window_secs: u64,
+}
+
+impl Default for RateLimitSpec {
+    fn default() -> Self {
+        Self { requests: 1200, window_secs: 60 }
+    }
+}
+
+impl FromStr for RateLimitSpec {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let bad = || format!("rate limit '{s}' is not of the form <requests>/<seconds>s, e.g. 1200/60s");
+        let (requests, window) = s.split_once('/').ok_or_else(bad)?;
+        let requests: u64 = requests.trim().parse().map_err(|_| bad())?;
+        let window_secs: u64 = window.trim().strip_suffix('s').ok_or_else(bad)?.parse().map_err(|_| bad())?;
+        if requests == 0 || window_secs == 0 {
+            return Err(bad());
+        }
+        Ok(Self { requests, window_secs })
+    }
+}
+
+impl fmt::Display for RateLimitSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}/{}s", self.requests, self.window_secs)
+    }
+}
+
+/// The limiter's verdict on one request, and the numbers for the response headers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RateDecision {
+    pub allowed: bool,
+    pub limit: u64,
+    pub remaining: u64,
+    /// Unix epoch seconds at which the window resets.
+    pub reset_at: u64,
+    /// Unix epoch seconds when the decision was made.
+    pub now: u64,
+}
+
+impl RateDecision {
+    /// Whole seconds until the window resets (at least 1).
+    pub fn retry_after(&self) -> u64 {
+        self.reset_at.saturating_sub(self.now).max(1)
+    }
+
+    pub fn apply(&self, headers: &mut HeaderMap) {
+        let set = |headers: &mut HeaderMap, name: &'static str, value: u64| {
+            headers.insert(HeaderName::from_static(name), HeaderValue::from(value));
+        };
+        set(headers, "x-ratelimit-limit", self.limit);
+        set(headers, "x-ratelimit-remaining", self.remaining);
+        set(headers, "x-ratelimit-reset", self.reset_at);
+        if !self.allowed {
+            headers.insert(header::RETRY_AFTER, HeaderValue::from(self.retry_after()));
+        }
+    }
+}
+
+pub fn unix_now() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs())
+}
+
+#[async_trait]
+pub trait RateLimiter: Send + Sync + 'static {
+    /// Counts one request against `bucket` and says whether it is allowed.
+    async fn check(&self, bucket: &str) -> RateDecision;
+}
+
+/// Fixed windows aligned to multiples of the window length, counted in memory.
+pub struct InProcessLimiter {
+    spec: RateLimitSpec,
+    windows: Mutex<HashMap<String, (u64, u64)>>,
+}
+
+/// Above this many tracked buckets, finished windows are dropped.
+const PRUNE_ABOVE: usize = 10_000;
+
+impl InProcessLimiter {
+    pub fn new(spec: RateLimitSpec) -> Self {
+        Self { spec, windows: Mutex::new(HashMap::new()) }
+    }
+
+    fn check_at(&self, bucket: &str, now: u64) -> RateDecision {
+        let window_start = now - now % self.spec.window_secs;
+        let mut windows = self.windows.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if windows.len() > PRUNE_ABOVE {
+            windows.retain(|_, (start, _)| *start == window_start);
+        }
+        let entry = windows.entry(bucket.to_owned()).or_insert((window_start, 0));
+        if entry.0 != window_start {
+            *entry = (window_start, 0);
+        }
+        entry.1 = entry.1.saturating_add(1);
+        let used = entry.1;
+        RateDecision {
+            allowed: used <= self.spec.requests,
+            limit: self.spec.requests,
+            remaining: self.spec.requests.saturating_sub(used),
+            reset_at: window_start + self.spec.window_secs,
+            now,
+        }
+    }
+}
+
+#[async_trait]
+impl RateLimiter for InProcessLimiter {
+    async fn check(&self, bucket: &str) -> RateDecision {
+        self.check_at(bucket, unix_now())
+    }
+}
+
+/// Where the authenticator leaves its rate-limit decision for the response envelope to report.
+#[derive(Clone, Default)]
+pub struct RateLimitSlot(Arc<OnceLock<RateDecision>>);
+
+impl RateLimitSlot {
+    pub fn get(&self) -> Option<RateDecision> {
+        self.0.get().copied()
+    }
+
+    pub fn set(&self, decision: RateDecision) {
+        let _ = self.0.set(decision);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn specs_parse() {
+        assert_eq!("1200/60s".parse(), Ok(RateLimitSpec { requests: 1200, window_secs: 60 }));
+        for bad in ["", "1200", "1200/60", "0/60s", "10/0s", "a/60s", "10/xs"] {
+            assert!(bad.parse::<RateLimitSpec>().is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn windows_count_and_reset() {
+        let limiter = InProcessLimiter::new(RateLimitSpec { requests: 2, window_secs: 60 });
+        let first = limiter.check_at("k", 120);
+        assert_eq!((first.allowed, first.remaining, first.reset_at), (true, 1, 180));
+        assert!(limiter.check_at("k", 130).allowed);
+        let third = limiter.check_at("k", 179);
+        assert_eq!((third.allowed, third.remaining, third.retry_after()), (false, 0, 1));
+        assert!(limiter.check_at("other", 179).allowed);
+        assert!(limiter.check_at("k", 180).allowed);
+    }
+}

@@ -1,0 +1,123 @@
+//! Listing, reading and deleting an account's files.
+
+use poem::web::Data;
+use poem_openapi::{
+    Object, OpenApi,
+    param::{Path, Query},
+    payload::Json,
+};
+use shutterbox_model::Operation;
+use shutterbox_storage::ObjectKey;
+
+use super::ApiTags;
+use crate::{
+    auth::Caller,
+    error::ApiError,
+    file_object::FileObject,
+    state::{AppState, now_ms},
+};
+
+#[derive(Debug, Object)]
+#[oai(rename_all = "camelCase")]
+pub struct Pagination {
+    pub page: u64,
+    pub page_size: u64,
+    pub total_count: u64,
+    pub total_pages: u64,
+}
+
+#[derive(Debug, Object)]
+pub struct FileList {
+    pub files: Vec<FileObject>,
+    pub pagination: Pagination,
+}
+
+#[derive(Debug, Object)]
+pub struct FileEnvelope {
+    pub file: FileObject,
+}
+
+#[derive(Debug, Object)]
+pub struct Message {
+    pub message: String,
+}
+
+pub struct FilesApi;
+
+#[OpenApi(tag = "ApiTags::Files")]
+impl FilesApi {
+    /// List files
+    ///
+    /// The account's files, newest first. A page past the end returns no files with the true totals.
+    #[oai(path = "/files", method = "get", operation_id = "listFiles")]
+    async fn list(
+        &self,
+        caller: Caller,
+        state: Data<&AppState>,
+        /// Page number, from 1.
+        #[oai(validator(minimum(value = "1"), maximum(value = "1000000000")))]
+        page: Query<Option<u64>>,
+        /// Files per page, 1 to 100.
+        #[oai(name = "pageSize", validator(minimum(value = "1"), maximum(value = "100")))]
+        page_size: Query<Option<u64>>,
+    ) -> Result<Json<FileList>, ApiError> {
+        caller.require(Operation::List)?;
+        let page = page.0.unwrap_or(1);
+        let page_size = page_size.0.unwrap_or(20);
+        let (records, total_count) =
+            state.metadata.list_files(&caller.account_id, (page - 1) * page_size, page_size).await?;
+        let now = now_ms();
+        Ok(Json(FileList {
+            files: records.into_iter().map(|record| FileObject::new(record, &state.settings, now)).collect(),
+            pagination: Pagination { page, page_size, total_count, total_pages: total_count.div_ceil(page_size) },
+        }))
+    }
+
+    /// Get a file
+    #[oai(path = "/files/:id", method = "get", operation_id = "getFile")]
+    async fn get(
+        &self,
+        caller: Caller,
+        state: Data<&AppState>,
+        /// The file's id.
+        id: Path<String>,
+    ) -> Result<Json<FileEnvelope>, ApiError> {
+        caller.require(Operation::Get)?;
+        let file = state
+            .metadata
+            .file(&caller.account_id, &id)
+            .await?
+            .ok_or_else(|| ApiError::not_found("no file with this id"))?;
+        Ok(Json(FileEnvelope { file: FileObject::new(file, &state.settings, now_ms()) }))
+    }
+
+    /// Delete a file
+    ///
+    /// Permanently deletes the file: its record and its stored bytes. Its URLs answer 404 from then on.
+    #[oai(path = "/files/:id", method = "delete", operation_id = "deleteFile")]
+    async fn delete(
+        &self,
+        caller: Caller,
+        state: Data<&AppState>,
+        /// The file's id.
+        id: Path<String>,
+    ) -> Result<Json<Message>, ApiError> {
+        caller.require(Operation::Delete)?;
+        let file = state
+            .metadata
+            .delete_file(&caller.account_id, &id)
+            .await?
+            .ok_or_else(|| ApiError::not_found("no file with this id"))?;
+        // The record is gone, so the file is already unreachable; a failure to remove the bytes is logged
+        // rather than reported as a failed delete.
+        match ObjectKey::parse(&file.object_key) {
+            Ok(key) => {
+                if let Err(e) = state.store.delete(&key).await {
+                    tracing::warn!(error = %e, %key, "could not remove a deleted file's object");
+                }
+            }
+            Err(_) => tracing::warn!(key = %file.object_key, "deleted file had a malformed object key"),
+        }
+        Ok(Json(Message { message: "File deleted".into() }))
+    }
+}

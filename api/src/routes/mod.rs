@@ -1,0 +1,18 @@
+//! HTTP routes: the documented management API (`upload`, `files`), public delivery of stored bytes
+//! (`delivery`), the local store's presigned upload target (`storage`) and probes (`health`).
+
+pub mod delivery;
+pub mod files;
+pub mod health;
+pub mod storage;
+pub mod upload;
+
+use poem_openapi::Tags;
+
+#[derive(Tags)]
+pub enum ApiTags {
+    /// Presigned uploads: presign, send the bytes, confirm.
+    Upload,
+    /// Listing, reading and deleting files.
+    Files,
+}

@@ -1,0 +1,220 @@
+//! The three-step upload: presign (a pending upload and a URL the bytes go to), the PUT itself (to the
+//! store, not here), and confirm (verify the stored object, create the file record).
+
+use std::time::Duration;
+
+use poem::web::Data;
+use poem_openapi::{Object, OpenApi, payload::Json};
+use shutterbox_metadata::{ConfirmOutcome, NewFile, PendingUpload};
+use shutterbox_model::{AccountName, FileName, FolderPath, Operation, sniff};
+use shutterbox_storage::{ObjectKey, read_head};
+use uuid::Uuid;
+
+use super::ApiTags;
+use crate::{
+    auth::Caller,
+    error::ApiError,
+    file_object::FileObject,
+    state::{AppState, now_ms},
+};
+
+/// What is about to be uploaded.
+#[derive(Debug, Object)]
+#[oai(rename_all = "camelCase")]
+pub struct PresignRequest {
+    /// Original filename, e.g. `cat.jpg`.
+    pub filename: String,
+    /// Declared MIME type, e.g. `image/jpeg`. The stored type is sniffed from the bytes at confirm.
+    pub mimetype: String,
+    /// Exact size in bytes; confirm fails unless the stored object has exactly this size.
+    pub size: u64,
+    /// Name to store the file under instead of `filename` (takes `filename`'s extension if it has none).
+    pub custom_filename: Option<String>,
+    /// Folder to upload into, `/`-separated for nesting (e.g. `pets/cats`); created on demand.
+    pub folder_name: Option<String>,
+}
+
+/// A pending upload: send the bytes with `PUT` to `uploadUrl`, then confirm with `pendingUploadId`.
+#[derive(Debug, Object)]
+#[oai(rename = "PendingUpload", rename_all = "camelCase")]
+pub struct PendingUploadObject {
+    /// Presigned storage address; `PUT` the raw bytes there, without an Authorization header.
+    pub upload_url: String,
+    /// Identifier of the pending upload, for `/upload/confirm`.
+    pub pending_upload_id: String,
+    /// Seconds for which `uploadUrl` stays valid.
+    pub expires_in: u64,
+}
+
+#[derive(Debug, Object)]
+#[oai(rename_all = "camelCase")]
+pub struct ConfirmRequest {
+    /// The `pendingUploadId` returned by presign.
+    pub pending_upload_id: String,
+}
+
+#[derive(Debug, Object)]
+pub struct ConfirmResponse {
+    pub message: String,
+    pub file: FileObject,
+}
+
+pub struct UploadApi;
+
+#[OpenApi(tag = "ApiTags::Upload")]
+impl UploadApi {
+    /// Request a presigned upload address
+    ///
+    /// Validates the file's name, folder, type and size, and returns a presigned URL to `PUT` the bytes to
+    /// and the id to confirm the upload with. No file exists until the upload is confirmed.
+    #[oai(path = "/upload/presign", method = "post", operation_id = "presignUpload")]
+    async fn presign(
+        &self,
+        caller: Caller,
+        state: Data<&AppState>,
+        body: Json<PresignRequest>,
+    ) -> Result<Json<PendingUploadObject>, ApiError> {
+        caller.require(Operation::Presign)?;
+        let body = body.0;
+        let name = FileName::from_upload(&body.filename, body.custom_filename.as_deref())
+            .map_err(|e| ApiError::bad_request(e.to_string()))?;
+        let folder = match body.folder_name.as_deref() {
+            Some(folder) => FolderPath::parse(folder).map_err(|e| ApiError::bad_request(e.to_string()))?,
+            None => None,
+        };
+        let mimetype = sniff::normalize_mime(&body.mimetype)
+            .ok_or_else(|| ApiError::bad_request("mimetype must be a MIME type such as 'image/png'"))?;
+        let settings = &state.settings;
+        if body.size > settings.max_upload_bytes {
+            return Err(ApiError::bad_request(format!(
+                "size {} exceeds the maximum upload size of {} bytes",
+                body.size, settings.max_upload_bytes
+            )));
+        }
+
+        let id = Uuid::new_v4().to_string();
+        let key = ObjectKey::pending(&id);
+        let expires_in = settings.upload_expiry_secs;
+        let upload_url = state.store.presign_put(&key, body.size, Duration::from_secs(expires_in)).await?;
+        let now = now_ms();
+        let pending = PendingUpload {
+            id: id.clone(),
+            account_id: caller.account_id,
+            object_key: key.to_string(),
+            name: name.as_str().to_owned(),
+            folder: folder.map(|f| f.to_string()),
+            declared_type: mimetype,
+            size: body.size,
+            expires_at_ms: now + i64::try_from(expires_in.saturating_mul(1000)).unwrap_or(i64::MAX),
+            created_at_ms: now,
+            file_id: None,
+        };
+        state.metadata.create_pending(&pending).await?;
+        Ok(Json(PendingUploadObject { upload_url, pending_upload_id: id, expires_in }))
+    }
+
+    /// Confirm an upload
+    ///
+    /// Verifies the object sent to `uploadUrl` (it must exist and have exactly the declared size; its type
+    /// is sniffed from its bytes) and creates the file. Confirming the same upload again returns the same
+    /// file.
+    #[oai(path = "/upload/confirm", method = "post", operation_id = "confirmUpload")]
+    async fn confirm(
+        &self,
+        caller: Caller,
+        state: Data<&AppState>,
+        body: Json<ConfirmRequest>,
+    ) -> Result<Json<ConfirmResponse>, ApiError> {
+        caller.require(Operation::Confirm)?;
+        let not_found = || ApiError::not_found("no pending upload with this pendingUploadId");
+        let pending = state
+            .metadata
+            .pending(&body.pending_upload_id)
+            .await?
+            .filter(|p| p.account_id == caller.account_id)
+            .ok_or_else(not_found)?;
+        let now = now_ms();
+        if let Some(file_id) = &pending.file_id {
+            return already_confirmed(&state, &caller, file_id, now).await;
+        }
+        let pending_key = ObjectKey::parse(&pending.object_key).map_err(ApiError::internal)?;
+        if now > pending.expires_at_ms {
+            state.store.delete(&pending_key).await?;
+            return Err(ApiError::bad_request(
+                "this upload expired before it was confirmed; request a new upload URL with /upload/presign",
+            ));
+        }
+        let Some(info) = state.store.stat(&pending_key).await? else {
+            return Err(ApiError::bad_request(
+                "no bytes have arrived at the uploadUrl yet; PUT the file there before confirming",
+            ));
+        };
+        if info.size != pending.size {
+            state.store.delete(&pending_key).await?;
+            return Err(ApiError::bad_request(format!(
+                "the uploaded object has {} bytes but {} were declared at presign; the object was discarded, \
+                 upload it again",
+                info.size, pending.size
+            )));
+        }
+        let head = read_head(state.store.as_ref(), &pending_key, sniff::SNIFF_BYTES).await?.unwrap_or_default();
+        let sniffed = sniff::sniff(&pending.declared_type, &head);
+        let account = AccountName::parse(&caller.account_name).map_err(ApiError::internal)?;
+        let path = pending.stored_path(&account).map_err(ApiError::internal)?;
+
+        // Each attempt copies to a key of its own; the database decides which attempt created the file, so
+        // racing confirms never share or lose an object.
+        let file_id = Uuid::now_v7().to_string();
+        let file_key = ObjectKey::original(&file_id);
+        state.store.copy(&pending_key, &file_key).await?;
+        let new_file = NewFile {
+            id: file_id,
+            account_id: caller.account_id.clone(),
+            path,
+            object_key: file_key.to_string(),
+            raw_type: sniffed.mime,
+            kind: sniffed.kind.as_str().to_owned(),
+            size: info.size,
+            now_ms: now,
+        };
+        let outcome = state.metadata.confirm_pending(&pending.id, new_file).await;
+        match outcome {
+            Ok(ConfirmOutcome::Created(file)) => {
+                if let Err(e) = state.store.delete(&pending_key).await {
+                    tracing::warn!(error = %e, key = %pending_key, "could not remove a confirmed upload's pending object");
+                }
+                Ok(Json(ConfirmResponse {
+                    message: "Upload confirmed".into(),
+                    file: FileObject::new(file, &state.settings, now),
+                }))
+            }
+            Ok(ConfirmOutcome::AlreadyConfirmed { file_id }) => {
+                state.store.delete(&file_key).await?;
+                already_confirmed(&state, &caller, &file_id, now).await
+            }
+            Err(e) => {
+                if let Err(cleanup) = state.store.delete(&file_key).await {
+                    tracing::warn!(error = %cleanup, key = %file_key, "could not remove the copy of a failed confirm");
+                }
+                Err(e.into())
+            }
+        }
+    }
+}
+
+async fn already_confirmed(
+    state: &AppState,
+    caller: &Caller,
+    file_id: &str,
+    now: i64,
+) -> Result<Json<ConfirmResponse>, ApiError> {
+    let file = state
+        .metadata
+        .file(&caller.account_id, file_id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("the file created by this upload has since been deleted"))?;
+    Ok(Json(ConfirmResponse {
+        message: "Upload already confirmed".into(),
+        file: FileObject::new(file, &state.settings, now),
+    }))
+}

@@ -1,0 +1,83 @@
+//! Shutterbox's metadata behind one trait, `MetadataStore`: accounts, API keys, pending uploads, folders and
+//! files. `SqlMetadata` implements it once, over sqlx's Any driver, for both SQLite (the embedded default)
+//! and PostgreSQL (distributed mode); see ARCHITECTURE.md for why one portable implementation was chosen.
+
+mod records;
+mod sql;
+
+use async_trait::async_trait;
+use shutterbox_model::{AccountName, KeyHash, Scope};
+
+pub use records::{Account, ConfirmOutcome, FileRecord, KeyRecord, NewFile, PendingUpload};
+pub use sql::SqlMetadata;
+
+#[derive(Debug, thiserror::Error)]
+pub enum MetadataError {
+    #[error("metadata database is unavailable: {0}")]
+    Unavailable(String),
+    #[error("metadata query failed: {0}")]
+    Query(#[source] sqlx::Error),
+    #[error("metadata migration failed: {0}")]
+    Migration(String),
+    #[error("stored metadata is inconsistent: {0}")]
+    Corrupt(String),
+    #[error("could not find a free name for {0} after several tries")]
+    NameExhausted(String),
+}
+
+impl From<sqlx::Error> for MetadataError {
+    fn from(e: sqlx::Error) -> Self {
+        match e {
+            sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed | sqlx::Error::Io(_) | sqlx::Error::Tls(_) => {
+                Self::Unavailable(e.to_string())
+            }
+            other => Self::Query(other),
+        }
+    }
+}
+
+pub type Result<T> = std::result::Result<T, MetadataError>;
+
+#[async_trait]
+pub trait MetadataStore: Send + Sync + 'static {
+    /// Succeeds when the database answers (for `/readyz`).
+    async fn ping(&self) -> Result<()>;
+
+    async fn account_count(&self) -> Result<u64>;
+
+    /// The account with this name, created if it does not exist.
+    async fn ensure_account(&self, name: &AccountName, now_ms: i64) -> Result<Account>;
+
+    async fn create_key(
+        &self,
+        account: &Account,
+        hash: &KeyHash,
+        prefix: &str,
+        scope: Scope,
+        now_ms: i64,
+    ) -> Result<()>;
+
+    /// The key with this hash, with its account.
+    async fn find_key(&self, hash: &KeyHash) -> Result<Option<KeyRecord>>;
+
+    async fn create_pending(&self, pending: &PendingUpload) -> Result<()>;
+
+    async fn pending(&self, id: &str) -> Result<Option<PendingUpload>>;
+
+    /// Turns a pending upload into a file, atomically and once: creates the folders on the way, gives the
+    /// file a free stem (suffixing the name on a clash) and marks the pending upload as confirmed. A second
+    /// call for the same pending upload creates nothing and reports the file the first one made.
+    async fn confirm_pending(&self, pending_id: &str, file: NewFile) -> Result<ConfirmOutcome>;
+
+    /// A file of the account; `None` for a missing file and for another account's file alike.
+    async fn file(&self, account_id: &str, id: &str) -> Result<Option<FileRecord>>;
+
+    /// A file by its full stored path (public delivery; no account check).
+    async fn file_by_path(&self, path: &str) -> Result<Option<FileRecord>>;
+
+    /// One page of the account's files, newest first, and the total count.
+    async fn list_files(&self, account_id: &str, offset: u64, limit: u64) -> Result<(Vec<FileRecord>, u64)>;
+
+    /// Deletes the file's record and returns it; `None` when the account has no such file.
+    async fn delete_file(&self, account_id: &str, id: &str) -> Result<Option<FileRecord>>;
+}

@@ -1,0 +1,87 @@
+//! The records the metadata store reads and writes.
+
+use shutterbox_model::{AccountName, FileName, FolderPath, Scope, StoredPath};
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Account {
+    pub id: String,
+    pub name: String,
+}
+
+/// An API key as the authenticator sees it: which account it acts for and with what scope.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyRecord {
+    pub key_id: String,
+    pub account_id: String,
+    pub account_name: String,
+    pub scope: Scope,
+}
+
+/// A presigned upload awaiting its bytes and confirmation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PendingUpload {
+    pub id: String,
+    pub account_id: String,
+    pub object_key: String,
+    /// The name the file will have (customFilename or filename, already validated).
+    pub name: String,
+    /// The folder path (already validated), if any.
+    pub folder: Option<String>,
+    pub declared_type: String,
+    pub size: u64,
+    pub expires_at_ms: i64,
+    pub created_at_ms: i64,
+    /// Set by the confirm that created the file.
+    pub file_id: Option<String>,
+}
+
+impl PendingUpload {
+    /// The stored path this upload asks for (before any clash suffix).
+    pub fn stored_path(&self, account: &AccountName) -> Result<StoredPath, String> {
+        let name = FileName::from_upload(&self.name, None).map_err(|e| e.to_string())?;
+        let folder = match &self.folder {
+            Some(folder) => FolderPath::parse(folder).map_err(|e| e.to_string())?,
+            None => None,
+        };
+        Ok(StoredPath::new(account.clone(), folder, name))
+    }
+}
+
+/// What confirm asks the store to create.
+#[derive(Debug, Clone)]
+pub struct NewFile {
+    pub id: String,
+    pub account_id: String,
+    pub path: StoredPath,
+    pub object_key: String,
+    pub raw_type: String,
+    pub kind: String,
+    pub size: u64,
+    pub now_ms: i64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ConfirmOutcome {
+    Created(FileRecord),
+    /// The pending upload had been confirmed before; this is the id of the file it created.
+    AlreadyConfirmed {
+        file_id: String,
+    },
+}
+
+/// A stored file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileRecord {
+    pub id: String,
+    pub account_id: String,
+    pub folder_id: Option<String>,
+    /// Full public path, account segment first.
+    pub path: String,
+    pub name: String,
+    pub object_key: String,
+    pub raw_type: String,
+    pub kind: String,
+    pub size: u64,
+    pub created_at_ms: i64,
+    pub updated_at_ms: i64,
+}

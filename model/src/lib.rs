@@ -1,0 +1,15 @@
+//! Shutterbox's domain rules, free of I/O: how stored paths are built and sanitized, how a file's type is
+//! decided from its bytes, how sizes and times are shown to users, what each key scope may do, and how API
+//! keys are minted and hashed. Every other crate takes these rules from here so they live in one place.
+
+pub mod display;
+pub mod key;
+pub mod path;
+pub mod scope;
+pub mod sniff;
+
+pub use display::{human_size, iso_millis, time_ago};
+pub use key::{ApiKeySecret, KeyHash};
+pub use path::{AccountName, FileName, FolderPath, PathError, StoredPath};
+pub use scope::{Operation, Scope};
+pub use sniff::{FileKind, SniffedType};

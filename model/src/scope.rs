@@ -1,0 +1,83 @@
+//! Key scopes and the operations each one allows.
+
+use std::{fmt, str::FromStr};
+
+/// What a key may do. `secret` can do everything; `upload` can add and read files; `read` can only read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    Secret,
+    Upload,
+    Read,
+}
+
+/// A management operation that needs a scope.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Operation {
+    Presign,
+    Confirm,
+    List,
+    Get,
+    Delete,
+    TransformUrl,
+    Warm,
+}
+
+impl Scope {
+    pub fn allows(self, operation: Operation) -> bool {
+        use Operation::*;
+        match self {
+            Scope::Secret => true,
+            Scope::Upload => matches!(operation, Presign | Confirm | List | Get),
+            Scope::Read => matches!(operation, List | Get),
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Scope::Secret => "secret",
+            Scope::Upload => "upload",
+            Scope::Read => "read",
+        }
+    }
+}
+
+impl fmt::Display for Scope {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+#[error("unknown scope '{0}' (expected secret, upload or read)")]
+pub struct UnknownScope(String);
+
+impl FromStr for Scope {
+    type Err = UnknownScope;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "secret" => Ok(Scope::Secret),
+            "upload" => Ok(Scope::Upload),
+            "read" => Ok(Scope::Read),
+            other => Err(UnknownScope(other.to_owned())),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scopes_nest() {
+        assert!(Scope::Secret.allows(Operation::Delete));
+        assert!(Scope::Upload.allows(Operation::Confirm));
+        assert!(!Scope::Upload.allows(Operation::Delete));
+        assert!(!Scope::Upload.allows(Operation::TransformUrl));
+        assert!(Scope::Read.allows(Operation::List));
+        assert!(!Scope::Read.allows(Operation::Presign));
+        for s in [Scope::Secret, Scope::Upload, Scope::Read] {
+            assert_eq!(s.as_str().parse::<Scope>().unwrap(), s);
+        }
+    }
+}

@@ -1,0 +1,122 @@
+//! The `shutterbox` binary: `serve` runs the service, `keys create` mints API keys, `openapi` prints the
+//! API document, `migrate` brings the metadata schema up to date.
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use shutterbox_api::{Application, BackendConfig, Config, keys, open_metadata};
+use shutterbox_model::{AccountName, Scope};
+
+#[derive(Parser)]
+#[command(name = "shutterbox", version, about = "Self-hostable file storage and image delivery")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run the API server (embedded backends under ./data unless configured otherwise).
+    Serve(Config),
+    /// Manage API keys.
+    Keys {
+        #[command(subcommand)]
+        command: KeysCommand,
+    },
+    /// Print the OpenAPI document.
+    Openapi,
+    /// Apply metadata migrations and exit (serve also applies them on start).
+    Migrate(BackendConfig),
+}
+
+#[derive(Subcommand)]
+enum KeysCommand {
+    /// Create a key (and the account, if it does not exist); prints the key once, alone on the last line.
+    Create {
+        /// Account name: lowercase letters, digits, '-' and '_'.
+        #[arg(long)]
+        account: String,
+        /// secret (everything), upload (presign, confirm, list, get) or read (list, get).
+        #[arg(long, default_value = "secret")]
+        scope: Scope,
+        #[command(flatten)]
+        backend: BackendConfig,
+    },
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("SHUTTERBOX_LOG")
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    match run(Cli::parse().command).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("shutterbox: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run(command: Command) -> Result<(), String> {
+    match command {
+        Command::Serve(config) => serve(config).await,
+        Command::Keys { command: KeysCommand::Create { account, scope, backend } } => {
+            let account = AccountName::parse(&account).map_err(|e| e.to_string())?;
+            let metadata = open_metadata(&backend).await.map_err(|e| e.to_string())?;
+            let key = keys::mint(metadata.as_ref(), &account, scope).await.map_err(|e| e.to_string())?;
+            println!("Created a {} key for account '{}'. It is shown only once:", key.scope, key.account);
+            println!("{}", key.secret.expose());
+            Ok(())
+        }
+        Command::Openapi => {
+            println!("{}", shutterbox_api::openapi::spec_json());
+            Ok(())
+        }
+        Command::Migrate(backend) => {
+            open_metadata(&backend).await.map_err(|e| e.to_string())?;
+            println!("metadata schema is up to date");
+            Ok(())
+        }
+    }
+}
+
+async fn serve(config: Config) -> Result<(), String> {
+    let app = Application::build(config).await.map_err(|e| e.to_string())?;
+    if let Some(key) = app.bootstrap_key() {
+        println!(
+            "First start: created account '{}' with a {} API key. It is shown only this once; keep it safe:",
+            key.account, key.scope
+        );
+        println!("{}", key.secret.expose());
+    }
+    tracing::info!(url = %app.public_url(), "shutterbox is serving; API at {}/v1, docs at {}/v1/docs", app.public_url(), app.public_url());
+    app.run_until(shutdown_signal()).await.map_err(|e| e.to_string())
+}
+
+/// Resolves on Ctrl-C or SIGTERM.
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(_) => std::future::pending().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {},
+        () = term => {},
+    }
+    tracing::info!("shutting down: finishing in-flight requests");
+}

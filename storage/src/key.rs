@@ -1,0 +1,57 @@
+//! Object keys. They are minted by the service from ids (`pending/<uuid>`, `files/<uuid>/original`), never
+//! from user-supplied names, and a key arriving in a URL is parsed strictly before it touches a path.
+
+use std::fmt;
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ObjectKey(String);
+
+#[derive(Debug, thiserror::Error)]
+#[error("malformed object key")]
+pub struct KeyError;
+
+impl ObjectKey {
+    /// The key under which a pending upload's bytes arrive.
+    pub fn pending(id: &str) -> Self {
+        Self(format!("pending/{id}"))
+    }
+
+    /// The key of a confirmed file's original bytes.
+    pub fn original(file_id: &str) -> Self {
+        Self(format!("files/{file_id}/original"))
+    }
+
+    /// Accepts only what this service mints: lower-case ASCII letters, digits, `-` and `_` in non-empty
+    /// `/`-separated segments.
+    pub fn parse(key: &str) -> Result<Self, KeyError> {
+        let segment_ok = |s: &str| {
+            !s.is_empty()
+                && s.len() <= 128
+                && s.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'_')
+        };
+        if key.len() <= 512 && key.split('/').all(segment_ok) { Ok(Self(key.to_owned())) } else { Err(KeyError) }
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for ObjectKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_are_strict() {
+        assert!(ObjectKey::parse("pending/0193a6c4-7f5e-7b7a-9c1e-2a9f3b1d4e5f").is_ok());
+        for bad in ["", "a//b", "../x", "a/../b", "/a", "a/", "A", "a b", "a\\b", "a/.", "%2e"] {
+            assert!(ObjectKey::parse(bad).is_err(), "{bad:?}");
+        }
+    }
+}

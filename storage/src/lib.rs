@@ -1,0 +1,104 @@
+//! Object storage behind one trait. The API and the workers hold an `Arc<dyn ObjectStore>` and never know
+//! which backend is behind it: the embedded local directory (`LocalStore`, which signs its own upload URLs)
+//! or, in distributed mode, an S3-compatible server.
+
+mod key;
+mod local;
+mod presign;
+
+use std::{io, time::Duration};
+
+use async_trait::async_trait;
+use bytes::Bytes;
+use futures_util::stream::BoxStream;
+
+pub use key::{KeyError, ObjectKey};
+pub use local::LocalStore;
+pub use presign::{PresignedQuery, UploadRejection};
+
+/// A stream of object bytes.
+pub type ByteStream = BoxStream<'static, io::Result<Bytes>>;
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("object store I/O failed: {0}")]
+    Io(#[from] io::Error),
+    #[error("object store is unavailable: {0}")]
+    Unavailable(String),
+}
+
+/// What the store knows of an object.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ObjectInfo {
+    pub size: u64,
+}
+
+/// Part of an object: `len` bytes from `start`, or to the end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ByteRange {
+    pub start: u64,
+    pub len: Option<u64>,
+}
+
+#[async_trait]
+pub trait ObjectStore: Send + Sync + 'static {
+    /// An address that accepts the object's bytes with `PUT` without further credentials until
+    /// `expires_in` has passed, refusing more than `max_size` bytes where the backend can enforce it.
+    async fn presign_put(&self, key: &ObjectKey, max_size: u64, expires_in: Duration) -> Result<String, StoreError>;
+
+    /// The object's size, or `None` when it does not exist.
+    async fn stat(&self, key: &ObjectKey) -> Result<Option<ObjectInfo>, StoreError>;
+
+    /// The object's bytes (a range of them when `range` is given); `None` when it does not exist.
+    async fn read(&self, key: &ObjectKey, range: Option<ByteRange>) -> Result<Option<ByteStream>, StoreError>;
+
+    /// Stores a whole object, replacing any other under the same key.
+    async fn put(&self, key: &ObjectKey, bytes: Bytes, content_type: &str) -> Result<(), StoreError>;
+
+    /// Copies an object to another key (the destination is replaced). Fails if the source is missing.
+    async fn copy(&self, from: &ObjectKey, to: &ObjectKey) -> Result<(), StoreError>;
+
+    /// Deletes an object; deleting a missing object succeeds.
+    async fn delete(&self, key: &ObjectKey) -> Result<(), StoreError>;
+
+    /// Succeeds when the store can serve requests (for `/readyz`).
+    async fn check(&self) -> Result<(), StoreError>;
+
+    /// The receiver of presigned uploads when this service itself is the upload target (the local store);
+    /// `None` when clients upload straight to an external store.
+    fn upload_receiver(&self) -> Option<&dyn UploadReceiver> {
+        None
+    }
+}
+
+/// Accepts the bytes of a presigned `PUT` addressed to this service.
+#[async_trait]
+pub trait UploadReceiver: Send + Sync {
+    /// Verifies the signed query for `key` and stores the body, refusing to read past the signed size.
+    /// Returns the number of bytes stored.
+    async fn receive(
+        &self,
+        key: &str,
+        query: &PresignedQuery,
+        content_length: Option<u64>,
+        body: ByteStream,
+    ) -> Result<u64, UploadRejection>;
+}
+
+/// Reads at most `limit` leading bytes of an object (for type sniffing).
+pub async fn read_head(store: &dyn ObjectStore, key: &ObjectKey, limit: usize) -> Result<Option<Vec<u8>>, StoreError> {
+    use futures_util::TryStreamExt;
+    let range = ByteRange { start: 0, len: Some(limit as u64) };
+    let Some(mut stream) = store.read(key, Some(range)).await? else {
+        return Ok(None);
+    };
+    let mut head = Vec::with_capacity(limit.min(64 * 1024));
+    while let Some(chunk) = stream.try_next().await? {
+        let room = limit - head.len();
+        head.extend_from_slice(&chunk[..chunk.len().min(room)]);
+        if head.len() >= limit {
+            break;
+        }
+    }
+    Ok(Some(head))
+}

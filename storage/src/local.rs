@@ -1,0 +1,301 @@
+//! The embedded object store: one file per object under `<root>/objects/`, written to `<root>/tmp/` first,
+//! flushed to disk and renamed into place, so a reader never sees half an object and a crash leaves no
+//! partial one. It is also the target of its own presigned uploads (`UploadReceiver`).
+
+use std::{
+    io::{self, SeekFrom},
+    path::{Path, PathBuf},
+    time::{Duration, SystemTime, UNIX_EPOCH},
+};
+
+use async_trait::async_trait;
+use bytes::Bytes;
+use futures_util::{StreamExt, TryStreamExt};
+use rand::RngCore;
+use tokio::{
+    fs,
+    io::{AsyncReadExt, AsyncSeekExt, AsyncWriteExt},
+};
+use tokio_util::io::ReaderStream;
+
+use crate::{
+    ByteRange, ByteStream, ObjectInfo, ObjectKey, ObjectStore, StoreError, UploadReceiver,
+    presign::{PresignedQuery, UploadRejection, UrlSigner},
+};
+
+pub struct LocalStore {
+    objects: PathBuf,
+    tmp: PathBuf,
+    /// Where this service receives presigned uploads, e.g. `http://127.0.0.1:8080/storage`.
+    upload_base: String,
+    signer: UrlSigner,
+}
+
+fn unix_now() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs())
+}
+
+impl LocalStore {
+    /// Opens (creating if needed) a store under `root`. The signing secret lives in `root/signing.key`,
+    /// made on first use, so upload URLs survive a restart.
+    pub async fn open(root: &Path, upload_base: String) -> Result<Self, StoreError> {
+        let objects = root.join("objects");
+        let tmp = root.join("tmp");
+        fs::create_dir_all(&objects).await?;
+        fs::create_dir_all(&tmp).await?;
+        let secret = Self::signing_secret(&root.join("signing.key")).await?;
+        Ok(Self {
+            objects,
+            tmp,
+            upload_base: upload_base.trim_end_matches('/').to_owned(),
+            signer: UrlSigner::new(secret),
+        })
+    }
+
+    async fn signing_secret(path: &Path) -> io::Result<Vec<u8>> {
+        match fs::read(path).await {
+            Ok(secret) if secret.len() >= 32 => return Ok(secret),
+            Ok(_) => return Err(io::Error::other(format!("{} is too short", path.display()))),
+            Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
+            Err(_) => {}
+        }
+        let mut secret = vec![0u8; 32];
+        rand::rng().fill_bytes(&mut secret);
+        let mut options = fs::OpenOptions::new();
+        options.write(true).create_new(true);
+        #[cfg(unix)]
+        options.mode(0o600);
+        match options.open(path).await {
+            Ok(mut file) => {
+                file.write_all(&secret).await?;
+                file.sync_all().await?;
+                Ok(secret)
+            }
+            // Another process created it first: use theirs.
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => fs::read(path).await,
+            Err(e) => Err(e),
+        }
+    }
+
+    fn path_of(&self, key: &ObjectKey) -> PathBuf {
+        self.objects.join(key.as_str())
+    }
+
+    fn temp_path(&self) -> PathBuf {
+        let mut name = [0u8; 16];
+        rand::rng().fill_bytes(&mut name);
+        self.tmp.join(hex::encode(name))
+    }
+
+    /// Streams `body` into a temporary file, refusing to go past `limit` bytes, then moves it into place.
+    async fn write_stream(&self, key: &ObjectKey, mut body: ByteStream, limit: u64) -> Result<u64, UploadRejection> {
+        let temp = self.temp_path();
+        let result = async {
+            let mut file = fs::File::create(&temp).await?;
+            let mut written = 0u64;
+            while let Some(chunk) = body.try_next().await? {
+                written += chunk.len() as u64;
+                if written > limit {
+                    return Err(UploadRejection::TooLarge { limit });
+                }
+                file.write_all(&chunk).await?;
+            }
+            file.sync_all().await?;
+            drop(file);
+            self.place(&temp, key).await?;
+            Ok(written)
+        }
+        .await;
+        if result.is_err() {
+            let _ = fs::remove_file(&temp).await;
+        }
+        result
+    }
+
+    async fn place(&self, temp: &Path, key: &ObjectKey) -> io::Result<()> {
+        let target = self.path_of(key);
+        if let Some(parent) = target.parent() {
+            fs::create_dir_all(parent).await?;
+        }
+        fs::rename(temp, &target).await
+    }
+}
+
+#[async_trait]
+impl ObjectStore for LocalStore {
+    async fn presign_put(&self, key: &ObjectKey, max_size: u64, expires_in: Duration) -> Result<String, StoreError> {
+        let expires = unix_now() + expires_in.as_secs();
+        let query = self.signer.query(key.as_str(), expires, max_size);
+        Ok(format!("{}/{key}?{query}", self.upload_base))
+    }
+
+    async fn stat(&self, key: &ObjectKey) -> Result<Option<ObjectInfo>, StoreError> {
+        match fs::metadata(self.path_of(key)).await {
+            Ok(meta) if meta.is_file() => Ok(Some(ObjectInfo { size: meta.len() })),
+            Ok(_) => Ok(None),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    async fn read(&self, key: &ObjectKey, range: Option<ByteRange>) -> Result<Option<ByteStream>, StoreError> {
+        let mut file = match fs::File::open(self.path_of(key)).await {
+            Ok(file) => file,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(e.into()),
+        };
+        let Some(range) = range else {
+            return Ok(Some(ReaderStream::with_capacity(file, 64 * 1024).boxed()));
+        };
+        file.seek(SeekFrom::Start(range.start)).await?;
+        let stream = match range.len {
+            Some(len) => ReaderStream::with_capacity(file.take(len), 64 * 1024).boxed(),
+            None => ReaderStream::with_capacity(file, 64 * 1024).boxed(),
+        };
+        Ok(Some(stream))
+    }
+
+    async fn put(&self, key: &ObjectKey, bytes: Bytes, _content_type: &str) -> Result<(), StoreError> {
+        let len = bytes.len() as u64;
+        let body = futures_util::stream::once(async move { Ok(bytes) }).boxed();
+        self.write_stream(key, body, len).await.map(drop).map_err(|e| match e {
+            UploadRejection::Storage(io) => StoreError::Io(io),
+            other => StoreError::Io(io::Error::other(other.to_string())),
+        })
+    }
+
+    async fn copy(&self, from: &ObjectKey, to: &ObjectKey) -> Result<(), StoreError> {
+        // Objects are never modified in place, so a hard link is a free and safe copy; fall back to a real
+        // copy where links are not supported.
+        let temp = self.temp_path();
+        if fs::hard_link(self.path_of(from), &temp).await.is_err() {
+            fs::copy(self.path_of(from), &temp).await?;
+        }
+        if let Err(e) = self.place(&temp, to).await {
+            let _ = fs::remove_file(&temp).await;
+            return Err(e.into());
+        }
+        Ok(())
+    }
+
+    async fn delete(&self, key: &ObjectKey) -> Result<(), StoreError> {
+        let path = self.path_of(key);
+        match fs::remove_file(&path).await {
+            Ok(()) => {}
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+            Err(e) => return Err(e.into()),
+        }
+        // Drop now-empty per-object directories (`files/<id>/`); a non-empty one stays.
+        if let Some(parent) = path.parent()
+            && parent != self.objects
+        {
+            let _ = fs::remove_dir(parent).await;
+        }
+        Ok(())
+    }
+
+    async fn check(&self) -> Result<(), StoreError> {
+        let probe = self.temp_path();
+        fs::write(&probe, b"ok").await?;
+        fs::remove_file(&probe).await?;
+        Ok(())
+    }
+
+    fn upload_receiver(&self) -> Option<&dyn UploadReceiver> {
+        Some(self)
+    }
+}
+
+#[async_trait]
+impl UploadReceiver for LocalStore {
+    async fn receive(
+        &self,
+        key: &str,
+        query: &PresignedQuery,
+        content_length: Option<u64>,
+        body: ByteStream,
+    ) -> Result<u64, UploadRejection> {
+        let grant = self.signer.verify(key, query, unix_now())?;
+        let key = ObjectKey::parse(key).map_err(|_| UploadRejection::Malformed("object key"))?;
+        // Refuse up front when the client announces too many bytes; otherwise count as they arrive.
+        if content_length.is_some_and(|len| len > grant.max_size) {
+            return Err(UploadRejection::TooLarge { limit: grant.max_size });
+        }
+        self.write_stream(&key, body, grant.max_size).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    async fn store() -> (tempfile::TempDir, LocalStore) {
+        let dir = tempfile::tempdir().unwrap();
+        let store = LocalStore::open(dir.path(), "http://x/storage".into()).await.unwrap();
+        (dir, store)
+    }
+
+    fn body(parts: &[&'static [u8]]) -> ByteStream {
+        futures_util::stream::iter(parts.iter().map(|p| Ok(Bytes::from_static(p)))).boxed()
+    }
+
+    async fn collect(stream: ByteStream) -> Vec<u8> {
+        stream.try_concat().await.unwrap().to_vec()
+    }
+
+    #[tokio::test]
+    async fn presigned_upload_round_trip() {
+        let (_dir, store) = store().await;
+        let key = ObjectKey::pending("abc");
+        let url = store.presign_put(&key, 5, Duration::from_secs(60)).await.unwrap();
+        let (path, query) = url.split_once('?').unwrap();
+        assert_eq!(path, "http://x/storage/pending/abc");
+        let query = PresignedQuery::parse(query);
+        let n = store.receive("pending/abc", &query, None, body(&[b"he", b"llo"])).await.unwrap();
+        assert_eq!(n, 5);
+        assert_eq!(store.stat(&key).await.unwrap(), Some(ObjectInfo { size: 5 }));
+        let part = store.read(&key, Some(ByteRange { start: 1, len: Some(3) })).await.unwrap().unwrap();
+        assert_eq!(collect(part).await, b"ell");
+    }
+
+    #[tokio::test]
+    async fn oversize_uploads_leave_nothing_behind() {
+        let (dir, store) = store().await;
+        let key = ObjectKey::pending("big");
+        let url = store.presign_put(&key, 4, Duration::from_secs(60)).await.unwrap();
+        let query = PresignedQuery::parse(url.split_once('?').unwrap().1);
+        let err = store.receive("pending/big", &query, None, body(&[b"he", b"llo"])).await;
+        assert!(matches!(err, Err(UploadRejection::TooLarge { limit: 4 })));
+        let err = store.receive("pending/big", &query, Some(9), body(&[b"x"])).await;
+        assert!(matches!(err, Err(UploadRejection::TooLarge { limit: 4 })));
+        assert_eq!(store.stat(&key).await.unwrap(), None);
+        assert_eq!(std::fs::read_dir(dir.path().join("tmp")).unwrap().count(), 0);
+    }
+
+    #[tokio::test]
+    async fn copy_and_delete() {
+        let (_dir, store) = store().await;
+        let from = ObjectKey::pending("a");
+        let to = ObjectKey::original("a");
+        store.put(&from, Bytes::from_static(b"data"), "text/plain").await.unwrap();
+        store.copy(&from, &to).await.unwrap();
+        store.delete(&from).await.unwrap();
+        assert_eq!(store.stat(&from).await.unwrap(), None);
+        assert!(store.copy(&from, &to).await.is_err());
+        assert_eq!(collect(store.read(&to, None).await.unwrap().unwrap()).await, b"data");
+        store.delete(&to).await.unwrap();
+        store.delete(&to).await.unwrap();
+        assert!(store.read(&to, None).await.unwrap().is_none());
+        store.check().await.unwrap();
+    }
+
+    #[tokio::test]
+    async fn the_signing_secret_survives_a_restart() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = LocalStore::open(dir.path(), "http://x/storage".into()).await.unwrap();
+        let url = a.presign_put(&ObjectKey::pending("k"), 1, Duration::from_secs(60)).await.unwrap();
+        let b = LocalStore::open(dir.path(), "http://x/storage".into()).await.unwrap();
+        let query = PresignedQuery::parse(url.split_once('?').unwrap().1);
+        assert!(b.receive("pending/k", &query, None, body(&[b"x"])).await.is_ok());
+    }
+}
