@@ -191,23 +191,32 @@ async fn rewrite_error(mut response: Response) -> Response {
         .and_then(|v| v.to_str().ok()?.parse::<usize>().ok())
         .is_none_or(|len| len <= MAX_ERROR_BODY);
     let body = if small { response.take_body().into_bytes().await.unwrap_or_default() } else { Default::default() };
-    let message = serde_json::from_slice::<serde_json::Value>(&body)
-        .ok()
-        .and_then(|v| v.get("message")?.as_str().map(str::to_owned))
+    // A JSON object body keeps its extra fields (e.g. `/readyz`'s checks); any other body becomes the message.
+    let mut object = match serde_json::from_slice::<serde_json::Value>(&body) {
+        Ok(serde_json::Value::Object(object)) => object,
+        _ => serde_json::Map::new(),
+    };
+    let message = object
+        .get("message")
+        .and_then(|m| m.as_str().map(str::to_owned))
         .or_else(|| {
             let text = String::from_utf8_lossy(&body).trim().to_owned();
-            (!text.is_empty()).then_some(text)
+            (!text.is_empty() && !text.starts_with('{')).then_some(text)
         })
         .unwrap_or_else(|| status.canonical_reason().unwrap_or("error").to_lowercase());
-    let headers = response
+    let headers: serde_json::Map<String, serde_json::Value> = response
         .headers()
         .iter()
         .filter(|(name, _)| name.as_str().starts_with("x-ratelimit-") || *name == header::RETRY_AFTER)
-        .filter_map(|(name, value)| Some((name.as_str().to_owned(), value.to_str().ok()?.to_owned())))
+        .filter_map(|(name, value)| Some((name.as_str().to_owned(), value.to_str().ok()?.into())))
         .collect();
-    let body = ErrorBody { message, status: status.as_u16(), headers };
-    let mut rebuilt =
-        Response::builder().status(status).content_type("application/json; charset=utf-8").body(body.to_json_string());
+    object.insert("message".into(), message.into());
+    object.insert("status".into(), status.as_u16().into());
+    object.insert("headers".into(), headers.into());
+    let mut rebuilt = Response::builder()
+        .status(status)
+        .content_type("application/json; charset=utf-8")
+        .body(serde_json::Value::Object(object).to_string());
     // Keep the headers that matter to the client (rate limits, Retry-After, Allow, Content-Range…).
     for (name, value) in response.headers() {
         if name != header::CONTENT_TYPE && name != header::CONTENT_LENGTH {

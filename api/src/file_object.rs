@@ -35,6 +35,7 @@ pub struct FileObject {
     /// Time of the last update, ISO 8601 UTC with milliseconds.
     pub raw_updated: String,
     /// The containing folder's id; null when the file is in no folder.
+    #[oai(nullable)]
     pub folder_id: Option<String>,
 }
 

@@ -4,6 +4,7 @@
 
 pub mod app;
 pub mod auth;
+pub mod body;
 pub mod config;
 pub mod error;
 pub mod file_object;

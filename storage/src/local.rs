@@ -236,11 +236,12 @@ mod tests {
     }
 
     fn body(parts: &[&'static [u8]]) -> ByteStream {
-        futures_util::stream::iter(parts.iter().map(|p| Ok(Bytes::from_static(p)))).boxed()
+        let parts: Vec<io::Result<Bytes>> = parts.iter().map(|p| Ok(Bytes::from_static(p))).collect();
+        futures_util::stream::iter(parts).boxed()
     }
 
     async fn collect(stream: ByteStream) -> Vec<u8> {
-        stream.try_concat().await.unwrap().to_vec()
+        stream.map_ok(|chunk| chunk.to_vec()).try_concat().await.unwrap()
     }
 
     #[tokio::test]

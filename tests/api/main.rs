@@ -1,1 +1,11 @@
-//! placeholder
+//! The end-to-end suite: one binary, a module per area. Every test talks HTTP to a real server.
+
+mod auth;
+mod delivery;
+mod errors;
+mod files;
+mod health;
+mod helpers;
+mod openapi;
+mod rate_limit;
+mod upload;

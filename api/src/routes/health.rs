@@ -21,7 +21,8 @@ pub async fn ready(state: Data<&AppState>) -> (StatusCode, Json<Value>) {
     let store = store.map_err(|e| e.to_string());
     let ready = database.is_ok() && store.is_ok();
     let body = json!({
-        "status": if ready { "ready" } else { "unavailable" },
+        "message": if ready { "ready" } else { "a backend is unavailable" },
+        "ready": ready,
         "checks": { "database": verdict(&database), "store": verdict(&store) },
     });
     let status = if ready { StatusCode::OK } else { StatusCode::SERVICE_UNAVAILABLE };

@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use poem::web::Data;
 use poem_openapi::{Object, OpenApi, payload::Json};
+use serde::Deserialize;
 use shutterbox_metadata::{ConfirmOutcome, NewFile, PendingUpload};
 use shutterbox_model::{AccountName, FileName, FolderPath, Operation, sniff};
 use shutterbox_storage::{ObjectKey, read_head};
@@ -13,14 +14,16 @@ use uuid::Uuid;
 use super::ApiTags;
 use crate::{
     auth::Caller,
+    body::JsonBody,
     error::ApiError,
     file_object::FileObject,
     state::{AppState, now_ms},
 };
 
 /// What is about to be uploaded.
-#[derive(Debug, Object)]
+#[derive(Debug, Object, Deserialize)]
 #[oai(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase")]
 pub struct PresignRequest {
     /// Original filename, e.g. `cat.jpg`.
     pub filename: String,
@@ -46,8 +49,9 @@ pub struct PendingUploadObject {
     pub expires_in: u64,
 }
 
-#[derive(Debug, Object)]
+#[derive(Debug, Object, Deserialize)]
 #[oai(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase")]
 pub struct ConfirmRequest {
     /// The `pendingUploadId` returned by presign.
     pub pending_upload_id: String,
@@ -72,7 +76,7 @@ impl UploadApi {
         &self,
         caller: Caller,
         state: Data<&AppState>,
-        body: Json<PresignRequest>,
+        body: JsonBody<PresignRequest>,
     ) -> Result<Json<PendingUploadObject>, ApiError> {
         caller.require(Operation::Presign)?;
         let body = body.0;
@@ -123,13 +127,13 @@ impl UploadApi {
         &self,
         caller: Caller,
         state: Data<&AppState>,
-        body: Json<ConfirmRequest>,
+        body: JsonBody<ConfirmRequest>,
     ) -> Result<Json<ConfirmResponse>, ApiError> {
         caller.require(Operation::Confirm)?;
         let not_found = || ApiError::not_found("no pending upload with this pendingUploadId");
         let pending = state
             .metadata
-            .pending(&body.pending_upload_id)
+            .pending(&body.0.pending_upload_id)
             .await?
             .filter(|p| p.account_id == caller.account_id)
             .ok_or_else(not_found)?;

@@ -1,0 +1,51 @@
+//! Every error the service or the framework produces is the spec's JSON body `{message, status, headers}`.
+
+use reqwest::{Method, StatusCode};
+
+use crate::helpers::{TestApp, assert_error};
+
+#[tokio::test]
+async fn framework_errors_are_json() {
+    let app = TestApp::spawn().await;
+    // Unknown route.
+    let response = app.client.get(format!("{}/no/such/route", app.base)).send().await.unwrap();
+    assert_error(response, StatusCode::NOT_FOUND).await;
+    let response = app.client.get(format!("{}/nothing-here", app.root)).send().await.unwrap();
+    assert_error(response, StatusCode::NOT_FOUND).await;
+    // Wrong method on a known route.
+    let response = app.authed(Method::PUT, "/files", &app.key).send().await.unwrap();
+    assert_error(response, StatusCode::METHOD_NOT_ALLOWED).await;
+    // Body of the wrong media type.
+    let response = app
+        .authed(Method::POST, "/upload/presign", &app.key)
+        .header("Content-Type", "text/plain")
+        .body("filename=x")
+        .send()
+        .await
+        .unwrap();
+    let status = response.status();
+    assert!(status == StatusCode::BAD_REQUEST || status == StatusCode::UNSUPPORTED_MEDIA_TYPE, "{status}");
+    assert_error(response, status).await;
+    // Malformed JSON and a missing required field name what was wrong.
+    let response = app
+        .authed(Method::POST, "/upload/confirm", &app.key)
+        .header("Content-Type", "application/json")
+        .body("{\"pendingUploadId\":")
+        .send()
+        .await
+        .unwrap();
+    assert_error(response, StatusCode::BAD_REQUEST).await;
+    let response =
+        app.authed(Method::POST, "/upload/confirm", &app.key).json(&serde_json::json!({})).send().await.unwrap();
+    let message = assert_error(response, StatusCode::BAD_REQUEST).await;
+    assert!(message.contains("pendingUploadId"), "{message}");
+}
+
+#[tokio::test]
+async fn every_response_says_nosniff() {
+    let app = TestApp::spawn().await;
+    for url in [format!("{}/files", app.base), format!("{}/healthz", app.root), format!("{}/missing", app.base)] {
+        let response = app.client.get(&url).send().await.unwrap();
+        assert_eq!(response.headers().get("x-content-type-options").unwrap(), "nosniff", "{url}");
+    }
+}
