@@ -9,7 +9,10 @@ use poem::{
 };
 use shutterbox_metadata::{MetadataStore, SqlMetadata};
 use shutterbox_model::{AccountName, Scope};
+use shutterbox_queue::InProcessQueue;
 use shutterbox_storage::LocalStore;
+use shutterbox_worker::Worker;
+use tokio::sync::watch;
 
 use crate::{
     config::{BackendConfig, Config},
@@ -49,6 +52,7 @@ pub struct Application {
     port: u16,
     public_url: String,
     state: AppState,
+    workers: usize,
     bootstrap_key: Option<MintedKey>,
 }
 
@@ -89,8 +93,9 @@ impl Application {
             metadata,
             store,
             limiter: Arc::new(InProcessLimiter::new(config.rate_limit)),
+            queue: Arc::new(InProcessQueue::new()),
         };
-        Ok(Self { acceptor, port: local.port(), public_url, state, bootstrap_key })
+        Ok(Self { acceptor, port: local.port(), public_url, state, workers: config.workers, bootstrap_key })
     }
 
     pub fn port(&self) -> u16 {
@@ -106,12 +111,23 @@ impl Application {
         self.bootstrap_key.as_ref()
     }
 
-    /// Serves until `shutdown` resolves, then lets in-flight requests finish (up to 30 s).
+    /// Serves until `shutdown` resolves, then lets in-flight requests finish (up to 30 s) and the workers
+    /// finish the jobs they hold.
     pub async fn run_until(self, shutdown: impl Future<Output = ()> + Send) -> io::Result<()> {
+        let (stop_workers, workers_stopped) = watch::channel(false);
+        let workers = (self.workers > 0).then(|| {
+            let worker = Worker::new(self.state.queue.clone(), self.state.store.clone());
+            tokio::spawn(worker.run(self.workers, workers_stopped))
+        });
         let app = routes(self.state);
-        Server::new_with_acceptor(self.acceptor)
+        let served = Server::new_with_acceptor(self.acceptor)
             .run_with_graceful_shutdown(app, shutdown, Some(Duration::from_secs(30)))
-            .await
+            .await;
+        let _ = stop_workers.send(true);
+        if let Some(workers) = workers {
+            let _ = workers.await;
+        }
+        served
     }
 }
 

@@ -59,6 +59,10 @@ pub struct Config {
     /// `Cache-Control: max-age` of public deliveries, in seconds.
     #[arg(long, env = "SHUTTERBOX_CACHE_MAX_AGE", default_value_t = 86400)]
     pub cache_max_age_secs: u64,
+
+    /// Background job workers run inside this process (0 for an API-only node).
+    #[arg(long, env = "SHUTTERBOX_WORKERS", default_value_t = 2)]
+    pub workers: usize,
 }
 
 impl Config {
@@ -73,6 +77,7 @@ impl Config {
             max_upload_bytes: 5 * 1024 * 1024 * 1024,
             upload_expiry_secs: 3600,
             cache_max_age_secs: 86400,
+            workers: 2,
         }
     }
 }

@@ -3,7 +3,8 @@
 use std::sync::Arc;
 
 use shutterbox_metadata::MetadataStore;
-use shutterbox_storage::ObjectStore;
+use shutterbox_queue::{Job, JobQueue};
+use shutterbox_storage::{ObjectKey, ObjectStore};
 
 use crate::rate_limit::RateLimiter;
 
@@ -25,6 +26,19 @@ pub struct AppState {
     pub metadata: Arc<dyn MetadataStore>,
     pub store: Arc<dyn ObjectStore>,
     pub limiter: Arc<dyn RateLimiter>,
+    pub queue: Arc<dyn JobQueue>,
+}
+
+impl AppState {
+    /// Removes an object that is no longer referenced. When the store refuses now, the removal becomes a
+    /// queued job retried with backoff, so a failed step leaves no orphan and the request still succeeds.
+    pub async fn discard(&self, key: &ObjectKey) {
+        let Err(e) = self.store.delete(key).await else { return };
+        tracing::warn!(error = %e, %key, "could not remove an object; queueing its removal");
+        if let Err(e) = self.queue.enqueue(Job::DeleteObject { key: key.to_string() }).await {
+            tracing::error!(error = %e, %key, "could not queue an object's removal; it is left behind");
+        }
+    }
 }
 
 /// The current time in Unix milliseconds.

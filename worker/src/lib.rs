@@ -1,1 +1,205 @@
-//! placeholder
+//! Job execution. A `Worker` pulls jobs from the queue, runs each against the backends, acks it on success
+//! and hands it back with exponential backoff on failure. The same code runs inside `serve` (embedded,
+//! in-process queue) and in separate worker processes (distributed mode).
+
+use std::{sync::Arc, time::Duration};
+
+use shutterbox_queue::{Delivery, Job, JobQueue};
+use shutterbox_storage::{ObjectKey, ObjectStore, StoreError};
+use tokio::{sync::watch, task::JoinSet};
+
+#[derive(Debug, thiserror::Error)]
+pub enum JobError {
+    #[error("job names a malformed object key '{0}'")]
+    MalformedKey(String),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl JobError {
+    /// Whether trying again could succeed.
+    fn is_transient(&self) -> bool {
+        matches!(self, Self::Store(_))
+    }
+}
+
+/// Backoff before attempt `attempt + 1`: 1 s, 2 s, 4 s … capped at one minute.
+pub fn backoff(attempt: u32, base: Duration) -> Duration {
+    base.saturating_mul(1 << attempt.saturating_sub(1).min(16)).min(Duration::from_secs(60))
+}
+
+#[derive(Clone)]
+pub struct Worker {
+    queue: Arc<dyn JobQueue>,
+    store: Arc<dyn ObjectStore>,
+    retry_base: Duration,
+}
+
+impl Worker {
+    pub fn new(queue: Arc<dyn JobQueue>, store: Arc<dyn ObjectStore>) -> Self {
+        Self { queue, store, retry_base: Duration::from_secs(1) }
+    }
+
+    /// The first retry's delay (tests shorten it).
+    pub fn with_retry_base(mut self, base: Duration) -> Self {
+        self.retry_base = base;
+        self
+    }
+
+    /// Runs one job.
+    pub async fn execute(&self, job: &Job) -> Result<(), JobError> {
+        match job {
+            Job::DeleteObject { key } => {
+                let key = ObjectKey::parse(key).map_err(|_| JobError::MalformedKey(key.clone()))?;
+                self.store.delete(&key).await?;
+                Ok(())
+            }
+        }
+    }
+
+    async fn handle(&self, delivery: Delivery) {
+        let outcome = self.execute(&delivery.job).await;
+        let result = match outcome {
+            Ok(()) => self.queue.ack(&delivery).await,
+            Err(e) if e.is_transient() => {
+                tracing::warn!(error = %e, job = ?delivery.job, attempt = delivery.attempt, "job failed; will retry");
+                let delay = backoff(delivery.attempt, self.retry_base);
+                self.queue.retry(delivery, delay).await.map(drop)
+            }
+            Err(e) => {
+                tracing::error!(error = %e, job = ?delivery.job, "job cannot succeed; dropping it");
+                self.queue.ack(&delivery).await
+            }
+        };
+        if let Err(e) = result {
+            tracing::warn!(error = %e, "could not report a job's outcome to the queue");
+        }
+    }
+
+    /// Runs `concurrency` job loops until `shutdown` turns true; a job in progress is finished first.
+    pub async fn run(self, concurrency: usize, shutdown: watch::Receiver<bool>) {
+        let mut loops = JoinSet::new();
+        for _ in 0..concurrency.max(1) {
+            let worker = self.clone();
+            let mut shutdown = shutdown.clone();
+            loops.spawn(async move {
+                loop {
+                    let next = tokio::select! {
+                        biased;
+                        _ = shutdown.wait_for(|stop| *stop) => break,
+                        next = worker.queue.next() => next,
+                    };
+                    match next {
+                        Ok(Some(delivery)) => worker.handle(delivery).await,
+                        Ok(None) => break,
+                        Err(e) => {
+                            tracing::warn!(error = %e, "job queue unavailable; pausing");
+                            tokio::time::sleep(Duration::from_secs(1)).await;
+                        }
+                    }
+                }
+            });
+        }
+        while loops.join_next().await.is_some() {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicU32, Ordering};
+
+    use async_trait::async_trait;
+    use bytes::Bytes;
+    use shutterbox_queue::InProcessQueue;
+    use shutterbox_storage::{ByteRange, ByteStream, LocalStore, ObjectInfo};
+
+    use super::*;
+
+    /// A local store whose deletes fail a set number of times.
+    struct FlakyStore {
+        inner: LocalStore,
+        failures_left: AtomicU32,
+    }
+
+    #[async_trait]
+    impl ObjectStore for FlakyStore {
+        async fn presign_put(&self, key: &ObjectKey, max: u64, ttl: Duration) -> Result<String, StoreError> {
+            self.inner.presign_put(key, max, ttl).await
+        }
+        async fn stat(&self, key: &ObjectKey) -> Result<Option<ObjectInfo>, StoreError> {
+            self.inner.stat(key).await
+        }
+        async fn read(&self, key: &ObjectKey, range: Option<ByteRange>) -> Result<Option<ByteStream>, StoreError> {
+            self.inner.read(key, range).await
+        }
+        async fn put(&self, key: &ObjectKey, bytes: Bytes, content_type: &str) -> Result<(), StoreError> {
+            self.inner.put(key, bytes, content_type).await
+        }
+        async fn copy(&self, from: &ObjectKey, to: &ObjectKey) -> Result<(), StoreError> {
+            self.inner.copy(from, to).await
+        }
+        async fn delete(&self, key: &ObjectKey) -> Result<(), StoreError> {
+            let left = self.failures_left.load(Ordering::SeqCst);
+            if left > 0 {
+                self.failures_left.store(left - 1, Ordering::SeqCst);
+                return Err(StoreError::Unavailable("injected failure".into()));
+            }
+            self.inner.delete(key).await
+        }
+        async fn check(&self) -> Result<(), StoreError> {
+            self.inner.check().await
+        }
+    }
+
+    async fn setup(failures: u32) -> (tempfile::TempDir, Arc<InProcessQueue>, Arc<FlakyStore>, ObjectKey) {
+        let dir = tempfile::tempdir().unwrap();
+        let inner = LocalStore::open(dir.path(), "http://x/storage".into()).await.unwrap();
+        let key = ObjectKey::original("f");
+        inner.put(&key, Bytes::from_static(b"bytes"), "text/plain").await.unwrap();
+        let store = Arc::new(FlakyStore { inner, failures_left: AtomicU32::new(failures) });
+        (dir, Arc::new(InProcessQueue::new()), store, key)
+    }
+
+    async fn run_until_drained(worker: Worker, queue: &InProcessQueue) {
+        let (stop, shutdown) = watch::channel(false);
+        let running = tokio::spawn(worker.run(2, shutdown));
+        for _ in 0..500 {
+            if queue.depth().await.unwrap() == 0 {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        stop.send(true).unwrap();
+        running.await.unwrap();
+    }
+
+    #[tokio::test]
+    async fn a_failed_delete_is_retried_until_it_succeeds() {
+        let (_dir, queue, store, key) = setup(2).await;
+        queue.enqueue(Job::DeleteObject { key: key.to_string() }).await.unwrap();
+        let worker = Worker::new(queue.clone(), store.clone()).with_retry_base(Duration::from_millis(1));
+        run_until_drained(worker, &queue).await;
+        assert_eq!(store.stat(&key).await.unwrap(), None);
+        assert!(queue.dead_letters().await.unwrap().is_empty());
+    }
+
+    #[tokio::test]
+    async fn a_job_that_keeps_failing_is_dead_lettered() {
+        let (_dir, queue, store, key) = setup(u32::MAX).await;
+        let job = Job::DeleteObject { key: key.to_string() };
+        queue.enqueue(job.clone()).await.unwrap();
+        let worker = Worker::new(queue.clone(), store.clone()).with_retry_base(Duration::from_millis(1));
+        run_until_drained(worker, &queue).await;
+        assert_eq!(queue.dead_letters().await.unwrap(), vec![job]);
+        assert!(store.stat(&key).await.unwrap().is_some());
+    }
+
+    #[test]
+    fn backoff_doubles_and_caps() {
+        let base = Duration::from_secs(1);
+        assert_eq!(backoff(1, base), Duration::from_secs(1));
+        assert_eq!(backoff(2, base), Duration::from_secs(2));
+        assert_eq!(backoff(4, base), Duration::from_secs(8));
+        assert_eq!(backoff(30, base), Duration::from_secs(60));
+    }
+}

@@ -108,14 +108,9 @@ impl FilesApi {
             .delete_file(&caller.account_id, &id)
             .await?
             .ok_or_else(|| ApiError::not_found("no file with this id"))?;
-        // The record is gone, so the file is already unreachable; a failure to remove the bytes is logged
-        // rather than reported as a failed delete.
+        // The record is gone, so the file is already unreachable; the bytes go now or by a retried job.
         match ObjectKey::parse(&file.object_key) {
-            Ok(key) => {
-                if let Err(e) = state.store.delete(&key).await {
-                    tracing::warn!(error = %e, %key, "could not remove a deleted file's object");
-                }
-            }
+            Ok(key) => state.discard(&key).await,
             Err(_) => tracing::warn!(key = %file.object_key, "deleted file had a malformed object key"),
         }
         Ok(Json(Message { message: "File deleted".into() }))
