@@ -1,1 +1,385 @@
-//! delivery
+//! Public delivery over real HTTP: `/v1/file/<stored path>` and `/v1/raw/<stored path>` serve the stored
+//! bytes without credentials, with caching headers, HEAD, ETag/304 and byte ranges; active content is never
+//! rendered inline; traversal and encoding tricks only ever miss (404/400, JSON body); a deleted file's URLs
+//! answer 404 at once.
+
+use reqwest::{Method, Response, StatusCode, header};
+use serde_json::Value;
+use shutterbox_model::Scope;
+use tokio::{
+    io::{AsyncReadExt, AsyncWriteExt},
+    net::TcpStream,
+};
+
+use crate::helpers::{PNG, TestApp, assert_error};
+
+fn header_of<'a>(response: &'a Response, name: &str) -> Option<&'a str> {
+    response.headers().get(name).and_then(|v| v.to_str().ok())
+}
+
+/// A response read off a raw socket.
+struct RawResponse {
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: Vec<u8>,
+}
+
+impl RawResponse {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+    }
+}
+
+/// Sends `GET <target>` exactly as written — no client-side normalization of `..`, `%2e` or `//` — and reads
+/// the whole response.
+async fn raw_get(app: &TestApp, target: &str) -> RawResponse {
+    let addr = app.root.strip_prefix("http://").unwrap();
+    let mut stream = TcpStream::connect(addr).await.unwrap();
+    let request = format!("GET {target} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut bytes = Vec::new();
+    stream.read_to_end(&mut bytes).await.unwrap();
+    let split = bytes.windows(4).position(|w| w == b"\r\n\r\n").unwrap_or_else(|| panic!("{target}: no header end"));
+    let head = String::from_utf8_lossy(&bytes[..split]).into_owned();
+    let mut lines = head.split("\r\n");
+    let status_line = lines.next().unwrap();
+    let status = status_line.split(' ').nth(1).and_then(|s| s.parse().ok()).unwrap_or_else(|| panic!("{status_line}"));
+    let headers = lines
+        .filter_map(|line| line.split_once(':'))
+        .map(|(name, value)| (name.trim().to_owned(), value.trim().to_owned()))
+        .collect();
+    RawResponse { status, headers, body: bytes[split + 4..].to_vec() }
+}
+
+/// Uploads the PNG fixture as `default/cat.png` and returns its file object.
+async fn cat(app: &TestApp) -> Value {
+    app.upload("cat.png", "image/png", PNG).await
+}
+
+fn url_of<'a>(file: &'a Value, field: &str) -> &'a str {
+    file[field].as_str().unwrap()
+}
+
+#[tokio::test]
+async fn file_urls_serve_the_exact_bytes_with_caching_headers() {
+    let app = TestApp::spawn().await;
+    let file = cat(&app).await;
+    assert_eq!(url_of(&file, "secureUrl"), format!("{}/file/default/cat.png", app.base));
+
+    for field in ["secureUrl", "rawUrl"] {
+        // Plain client: no Authorization header.
+        let response = app.client.get(url_of(&file, field)).send().await.unwrap();
+        assert_eq!(response.status(), StatusCode::OK, "{field}");
+        assert_eq!(header_of(&response, "content-type"), Some("image/png"), "{field}");
+        assert_eq!(header_of(&response, "content-length"), Some(PNG.len().to_string().as_str()), "{field}");
+        let etag = header_of(&response, "etag").unwrap().to_owned();
+        assert!(etag.starts_with('"') && etag.ends_with('"') && etag.len() > 2, "strong ETag: {etag}");
+        let cache = header_of(&response, "cache-control").unwrap();
+        let max_age = cache.strip_prefix("public, max-age=").unwrap_or_else(|| panic!("cache-control {cache}"));
+        assert!(max_age.parse::<u64>().is_ok(), "{cache}");
+        assert_eq!(header_of(&response, "x-content-type-options"), Some("nosniff"));
+        assert_eq!(header_of(&response, "accept-ranges"), Some("bytes"));
+        assert!(
+            !header_of(&response, "content-disposition").unwrap_or("").contains("attachment"),
+            "images are served inline"
+        );
+        assert_eq!(response.bytes().await.unwrap(), PNG, "{field}");
+    }
+}
+
+#[tokio::test]
+async fn the_cache_lifetime_is_configurable() {
+    let app = TestApp::spawn_with(|c| c.cache_max_age_secs = 42).await;
+    let file = cat(&app).await;
+    let response = app.client.get(url_of(&file, "secureUrl")).send().await.unwrap();
+    assert_eq!(header_of(&response, "cache-control"), Some("public, max-age=42"));
+}
+
+#[tokio::test]
+async fn head_gives_the_same_headers_and_no_body() {
+    let app = TestApp::spawn().await;
+    let file = cat(&app).await;
+    for field in ["secureUrl", "rawUrl"] {
+        let url = url_of(&file, field);
+        let get = app.client.get(url).send().await.unwrap();
+        let head = app.client.head(url).send().await.unwrap();
+        assert_eq!(head.status(), StatusCode::OK, "{field}");
+        for name in ["content-type", "content-length", "etag", "cache-control", "x-content-type-options"] {
+            assert!(header_of(&head, name).is_some(), "{field}: HEAD lacks {name}");
+            assert_eq!(header_of(&head, name), header_of(&get, name), "{field}: {name}");
+        }
+        assert!(head.bytes().await.unwrap().is_empty(), "{field}: HEAD has no body");
+    }
+    let missing = app.client.head(format!("{}/file/default/nope.png", app.base)).send().await.unwrap();
+    assert_eq!(missing.status(), StatusCode::NOT_FOUND);
+}
+
+#[tokio::test]
+async fn a_matching_if_none_match_answers_304() {
+    let app = TestApp::spawn().await;
+    let file = cat(&app).await;
+    for field in ["secureUrl", "rawUrl"] {
+        let url = url_of(&file, field);
+        let first = app.client.get(url).send().await.unwrap();
+        let etag = header_of(&first, "etag").unwrap().to_owned();
+        for condition in [etag.clone(), format!("W/{etag}"), format!("\"other\", {etag}"), "*".to_owned()] {
+            let response = app.client.get(url).header("If-None-Match", &condition).send().await.unwrap();
+            assert_eq!(response.status(), StatusCode::NOT_MODIFIED, "{field}: {condition}");
+            assert_eq!(header_of(&response, "etag"), Some(etag.as_str()));
+            assert!(header_of(&response, "cache-control").is_some());
+            assert!(response.bytes().await.unwrap().is_empty());
+        }
+        let head = app.client.head(url).header("If-None-Match", &etag).send().await.unwrap();
+        assert_eq!(head.status(), StatusCode::NOT_MODIFIED);
+        let stale = app.client.get(url).header("If-None-Match", "\"stale\"").send().await.unwrap();
+        assert_eq!(stale.status(), StatusCode::OK);
+        assert_eq!(stale.bytes().await.unwrap(), PNG);
+    }
+    // Another file has another ETag.
+    let other = app.upload("dog.png", "image/png", PNG).await;
+    let a = app.client.get(url_of(&file, "secureUrl")).send().await.unwrap();
+    let b = app.client.get(url_of(&other, "secureUrl")).send().await.unwrap();
+    assert_ne!(header_of(&a, "etag"), header_of(&b, "etag"));
+}
+
+#[tokio::test]
+async fn raw_urls_serve_byte_ranges() {
+    let app = TestApp::spawn().await;
+    let file = cat(&app).await;
+    let url = url_of(&file, "rawUrl");
+    let size = PNG.len();
+    let cases = [
+        ("bytes=0-3", 0, 3),
+        ("bytes=-4", size - 4, size - 1),
+        ("bytes=5-", 5, size - 1),
+        ("bytes=10-10", 10, 10),
+        ("bytes=100-100000", 100, size - 1),
+        ("bytes=-100000", 0, size - 1),
+    ];
+    for (range, first, last) in cases {
+        let response = app.client.get(url).header("Range", range).send().await.unwrap();
+        assert_eq!(response.status(), StatusCode::PARTIAL_CONTENT, "{range}");
+        let expected_range = format!("bytes {first}-{last}/{size}");
+        assert_eq!(header_of(&response, "content-range"), Some(expected_range.as_str()), "{range}");
+        let expected_length = (last - first + 1).to_string();
+        assert_eq!(header_of(&response, "content-length"), Some(expected_length.as_str()), "{range}");
+        assert_eq!(header_of(&response, "content-type"), Some("image/png"));
+        assert_eq!(response.bytes().await.unwrap(), &PNG[first..=last], "{range}");
+    }
+    // A range we do not serve (malformed, multi-range, other unit) gets the whole file.
+    for range in ["bytes=5-1", "bytes=0-1,4-5", "items=0-3", "bytes=x-3"] {
+        let response = app.client.get(url).header("Range", range).send().await.unwrap();
+        assert_eq!(response.status(), StatusCode::OK, "{range}");
+        assert_eq!(response.bytes().await.unwrap(), PNG, "{range}");
+    }
+}
+
+#[tokio::test]
+async fn unsatisfiable_ranges_are_416() {
+    let app = TestApp::spawn().await;
+    let file = cat(&app).await;
+    let size = PNG.len();
+    for field in ["rawUrl", "secureUrl"] {
+        for range in [format!("bytes={size}-"), format!("bytes={}-{}", size + 10, size + 20), "bytes=-0".to_owned()] {
+            let response = app.client.get(url_of(&file, field)).header("Range", &range).send().await.unwrap();
+            let content_range = header_of(&response, "content-range").map(str::to_owned);
+            assert_error(response, StatusCode::RANGE_NOT_SATISFIABLE).await;
+            assert_eq!(content_range, Some(format!("bytes */{size}")), "{field}: {range}");
+        }
+    }
+}
+
+#[tokio::test]
+async fn unknown_paths_are_404() {
+    let app = TestApp::spawn().await;
+    cat(&app).await;
+    let other_key = app.key_for("other", Scope::Secret).await;
+    let body = serde_json::json!({"filename": "only-other.png", "mimetype": "image/png", "size": PNG.len()});
+    let theirs = app.upload_as(&other_key, body, PNG).await;
+    assert_eq!(url_of(&theirs, "secureUrl"), format!("{}/file/other/only-other.png", app.base));
+
+    // Delivery is public: a file is reachable by its own path, whoever asks.
+    let response = app.client.get(url_of(&theirs, "secureUrl")).send().await.unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+
+    for path in [
+        "default/nope.png",
+        "default/only-other.png",
+        "other/cat.png",
+        "nobody/cat.png",
+        "default/cat",
+        "default/CAT.PNG",
+        "default",
+        "cat.png",
+    ] {
+        for route in ["file", "raw"] {
+            let response = app.client.get(format!("{}/{route}/{path}", app.base)).send().await.unwrap();
+            let message = assert_error(response, StatusCode::NOT_FOUND).await;
+            assert!(message.contains("no file"), "{route}/{path}: {message}");
+        }
+    }
+    let response = app.client.get(format!("{}/file/", app.base)).send().await.unwrap();
+    assert_error(response, StatusCode::NOT_FOUND).await;
+}
+
+#[tokio::test]
+async fn traversal_and_encoding_tricks_only_ever_miss() {
+    let app = TestApp::spawn().await;
+    cat(&app).await;
+    let mut body = serde_json::json!({"filename": "x.png", "mimetype": "image/png", "size": PNG.len()});
+    body["folderName"] = "sub".into();
+    app.upload_as(&app.key, body, PNG).await;
+
+    let tricks = [
+        "default/../default/cat.png",
+        "default/sub/../cat.png",
+        "default/./cat.png",
+        "../v1/file/default/cat.png",
+        "../../../../etc/passwd",
+        "default/%2e%2e/default/cat.png",
+        "default/sub/%2e%2e/cat.png",
+        "%2e%2e/%2e%2e/%2e%2e/etc/passwd",
+        "%2E%2E%2F%2E%2E%2Fetc%2Fpasswd",
+        "default%2fcat.png",
+        "default%2Fsub%2Fx.png",
+        "default/sub%2fx.png",
+        "default%5ccat.png",
+        "default/sub%5cx.png",
+        "..%5c..%5cetc%5cpasswd",
+        "default/cat.png%00",
+        "default/cat.png%00.txt",
+        "default%00/cat.png",
+        "default/%252e%252e/default/cat.png",
+        "default%252fcat.png",
+        "default/%c0%ae%c0%ae/default/cat.png",
+        "default%c0%afcat.png",
+        "%c0%ae%c0%ae/etc/passwd",
+        "default/%ff.png",
+        "/default/cat.png",
+        "default//cat.png",
+        "objects/files",
+        "signing.key",
+        "../signing.key",
+        "%2e%2e/signing.key",
+    ];
+    for route in ["file", "raw"] {
+        for trick in tricks {
+            let target = format!("/v1/{route}/{trick}");
+            let response = raw_get(&app, &target).await;
+            assert!(matches!(response.status, 400 | 404), "{target}: status {}", response.status);
+            let content_type = response.header("content-type").unwrap_or("");
+            assert!(content_type.starts_with("application/json"), "{target}: content-type {content_type:?}");
+            let body: Value = serde_json::from_slice(&response.body)
+                .unwrap_or_else(|e| panic!("{target}: body is not JSON ({e}): {:?}", response.body));
+            assert_eq!(body["status"], response.status, "{target}");
+            assert!(body["message"].as_str().is_some_and(|m| !m.is_empty()), "{target}");
+            assert!(!response.body.windows(4).any(|w| w == b"\x89PNG"), "{target}: served image bytes");
+        }
+    }
+    // The plain paths work over the same raw socket, so the misses above are the tricks' doing.
+    for target in ["/v1/file/default/cat.png", "/v1/raw/default/sub/x.png"] {
+        let response = raw_get(&app, target).await;
+        assert_eq!(response.status, 200, "{target}");
+        assert_eq!(response.body, PNG, "{target}");
+    }
+}
+
+#[tokio::test]
+async fn transformation_parameters_are_refused_until_the_pipeline_serves_them() {
+    let app = TestApp::spawn().await;
+    let file = cat(&app).await;
+    let url = url_of(&file, "secureUrl");
+    for query in ["w=100", "h=50&fit=cover", "format=webp", "gray=true"] {
+        let response = app.client.get(format!("{url}?{query}")).send().await.unwrap();
+        let message = assert_error(response, StatusCode::BAD_REQUEST).await;
+        assert!(message.contains("transformation"), "{query}: {message}");
+    }
+    // Unknown parameters are ignored: the original is served.
+    for query in ["foo=bar", "v=3&utm_source=mail", ""] {
+        let response = app.client.get(format!("{url}?{query}")).send().await.unwrap();
+        assert_eq!(response.status(), StatusCode::OK, "{query}");
+        assert_eq!(header_of(&response, "content-type"), Some("image/png"));
+        assert_eq!(response.bytes().await.unwrap(), PNG, "{query}");
+    }
+}
+
+#[tokio::test]
+async fn other_methods_are_405() {
+    let app = TestApp::spawn().await;
+    let file = cat(&app).await;
+    for field in ["secureUrl", "rawUrl"] {
+        for method in [Method::POST, Method::PUT, Method::DELETE, Method::PATCH] {
+            let response = app.client.request(method.clone(), url_of(&file, field)).body("x").send().await.unwrap();
+            assert_error(response, StatusCode::METHOD_NOT_ALLOWED).await;
+        }
+    }
+    // The file is untouched.
+    let response = app.client.get(url_of(&file, "secureUrl")).send().await.unwrap();
+    assert_eq!(response.bytes().await.unwrap(), PNG);
+}
+
+#[tokio::test]
+async fn active_content_is_never_rendered_inline() {
+    let app = TestApp::spawn().await;
+    let html: &[u8] = b"<!DOCTYPE html><html><body><script>alert(document.cookie)</script></body></html>";
+    let svg: &[u8] = b"<svg xmlns=\"http://www.w3.org/2000/svg\"><script>alert(1)</script></svg>";
+    let page = app.upload("page.html", "text/html", html).await;
+    let disguised = app.upload("disguised.png", "image/png", html).await;
+    let drawing = app.upload("drawing.svg", "image/svg+xml", svg).await;
+    let image = cat(&app).await;
+
+    for (file, bytes, content_type) in
+        [(&page, html, "text/html"), (&disguised, html, "text/html"), (&drawing, svg, "image/svg+xml")]
+    {
+        for field in ["secureUrl", "rawUrl"] {
+            let url = url_of(file, field);
+            let response = app.client.get(url).send().await.unwrap();
+            assert_eq!(response.status(), StatusCode::OK, "{url}");
+            assert_eq!(header_of(&response, "content-type"), Some(content_type), "{url}");
+            let disposition = header_of(&response, "content-disposition").unwrap_or("");
+            assert!(disposition.starts_with("attachment"), "{url}: content-disposition {disposition:?}");
+            let csp = header_of(&response, "content-security-policy").unwrap_or("");
+            assert!(csp.contains("sandbox"), "{url}: CSP {csp:?}");
+            assert_eq!(header_of(&response, "x-content-type-options"), Some("nosniff"));
+            assert_eq!(response.bytes().await.unwrap(), bytes);
+        }
+    }
+    let response = app.client.get(url_of(&image, "secureUrl")).send().await.unwrap();
+    assert!(header_of(&response, "content-disposition").is_none_or(|d| !d.contains("attachment")));
+}
+
+#[tokio::test]
+async fn a_deleted_files_urls_answer_404_at_once() {
+    let app = TestApp::spawn().await;
+    let file = cat(&app).await;
+    let kept = app.upload("kept.png", "image/png", PNG).await;
+    for field in ["secureUrl", "rawUrl"] {
+        let response = app.client.get(url_of(&file, field)).send().await.unwrap();
+        assert_eq!(response.status(), StatusCode::OK);
+    }
+    let id = url_of(&file, "id");
+    let response = app.authed(Method::DELETE, &format!("/files/{id}"), &app.key).send().await.unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+
+    for field in ["secureUrl", "rawUrl"] {
+        let url = url_of(&file, field);
+        assert_error(app.client.get(url).send().await.unwrap(), StatusCode::NOT_FOUND).await;
+        let ranged = app.client.get(url).header("Range", "bytes=0-3").send().await.unwrap();
+        assert_error(ranged, StatusCode::NOT_FOUND).await;
+        let head = app.client.head(url).send().await.unwrap();
+        assert_eq!(head.status(), StatusCode::NOT_FOUND, "{url}");
+        let kept_response = app.client.get(url_of(&kept, field)).send().await.unwrap();
+        assert_eq!(kept_response.status(), StatusCode::OK);
+    }
+}
+
+#[tokio::test]
+async fn delivery_ignores_credentials() {
+    let app = TestApp::spawn().await;
+    let file = cat(&app).await;
+    // A bad key does not stand in the way of a public URL.
+    let response =
+        app.client.get(url_of(&file, "secureUrl")).header(header::AUTHORIZATION, "ApiKey wrong").send().await.unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    assert_eq!(response.bytes().await.unwrap(), PNG);
+}

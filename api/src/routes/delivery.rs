@@ -2,8 +2,9 @@
 //! transformation parameters arrive with the image pipeline) and `/v1/raw/<stored path>` (the bytes as
 //! stored). Both answer GET and HEAD, support `Range`, and carry a strong ETag answered with 304.
 //!
-//! Paths are looked up in the metadata by their exact decoded text, never mapped onto the file system, so
-//! `..` and encoded separators can only ever fail to match.
+//! Paths are decoded segment by segment and looked up in the metadata by their exact text, never mapped onto
+//! the file system, so `..` can only ever fail to match; a segment that decodes to a `/` (`%2F`) is refused,
+//! so no file has a second address.
 
 use percent_encoding::percent_decode_str;
 use poem::{
@@ -12,30 +13,20 @@ use poem::{
     web::Data,
 };
 use shutterbox_metadata::FileRecord;
+use shutterbox_pipeline::Transform;
 use shutterbox_storage::{ByteRange, ObjectKey};
 
 use crate::{error::ApiError, state::AppState};
 
-/// Transformation parameters of SPEC.md §4.7; recognised so that they are refused clearly until the image
-/// pipeline serves them, while unknown parameters are ignored.
-const TRANSFORM_PARAMS: &[&str] = &["format", "w", "h", "fit", "q", "blur", "sharp", "gray", "rot", "border", "crop"];
-
 /// `GET|HEAD /v1/file/<path>`.
 #[handler]
 pub async fn deliver_file(req: &Request, state: Data<&AppState>) -> Result<Response, ApiError> {
-    let requested: Vec<&str> = req
-        .uri()
-        .query()
-        .unwrap_or("")
-        .split('&')
-        .filter_map(|pair| pair.split('=').next())
-        .filter(|name| TRANSFORM_PARAMS.contains(name))
-        .collect();
-    if !requested.is_empty() {
-        return Err(ApiError::bad_request(format!(
-            "image transformations ({}) are not available on this server yet",
-            requested.join(", ")
-        )));
+    // Parameters are validated now so a bad one gets its precise 400; rendering arrives with the image
+    // pipeline, until then a valid transformation is refused rather than ignored.
+    let transform =
+        Transform::from_query(req.uri().query().unwrap_or("")).map_err(|e| ApiError::bad_request(e.to_string()))?;
+    if !transform.is_identity() {
+        return Err(ApiError::bad_request("image transformations are not available on this server yet"));
     }
     serve(req, &state, "/v1/file/").await
 }
@@ -52,9 +43,19 @@ async fn serve(req: &Request, state: &AppState, prefix: &str) -> Result<Response
     }
     let not_found = || ApiError::not_found("no file at this path");
     let raw_path = req.original_uri().path().strip_prefix(prefix).ok_or_else(not_found)?;
-    let path = percent_decode_str(raw_path).decode_utf8().map_err(|_| not_found())?;
+    let path = decode_path(raw_path).ok_or_else(not_found)?;
     let file = state.metadata.file_by_path(&path).await?.ok_or_else(not_found)?;
     original(req, state, file).await
+}
+
+/// Percent-decodes a request path one segment at a time; `None` when a segment is not UTF-8 or decodes to
+/// a `/` (stored names never contain one).
+fn decode_path(raw: &str) -> Option<String> {
+    let segments = raw
+        .split('/')
+        .map(|segment| percent_decode_str(segment).decode_utf8().ok().filter(|s| !s.contains('/')))
+        .collect::<Option<Vec<_>>>()?;
+    Some(segments.join("/"))
 }
 
 fn method_not_allowed() -> ApiError {
@@ -189,6 +190,15 @@ mod tests {
 
     fn range(start: u64, len: u64) -> RangeRequest {
         RangeRequest::Satisfiable(ByteRange { start, len: Some(len) })
+    }
+
+    #[test]
+    fn paths_decode_per_segment() {
+        assert_eq!(decode_path("default/my%20cat%20%C3%A9.png").as_deref(), Some("default/my cat é.png"));
+        assert_eq!(decode_path("default/%2e%2e/x.png").as_deref(), Some("default/../x.png"));
+        assert_eq!(decode_path("default%2Fcat.png"), None);
+        assert_eq!(decode_path("default/a%2fb.png"), None);
+        assert_eq!(decode_path("default/%c0%ae.png"), None);
     }
 
     #[test]
