@@ -143,18 +143,22 @@ impl UploadApi {
         }
         let pending_key = ObjectKey::parse(&pending.object_key).map_err(ApiError::internal)?;
         if now > pending.expires_at_ms {
-            state.store.delete(&pending_key).await?;
+            state.discard(&pending_key).await;
             return Err(ApiError::bad_request(
                 "this upload expired before it was confirmed; request a new upload URL with /upload/presign",
             ));
         }
         let Some(info) = state.store.stat(&pending_key).await? else {
+            // A racing confirm of this upload may have just created the file and removed the object.
+            if let Some(file_id) = confirmed_meanwhile(&state, &pending.id).await? {
+                return already_confirmed(&state, &caller, &file_id, now).await;
+            }
             return Err(ApiError::bad_request(
                 "no bytes have arrived at the uploadUrl yet; PUT the file there before confirming",
             ));
         };
         if info.size != pending.size {
-            state.store.delete(&pending_key).await?;
+            state.discard(&pending_key).await;
             return Err(ApiError::bad_request(format!(
                 "the uploaded object has {} bytes but {} were declared at presign; the object was discarded, \
                  upload it again",
@@ -170,7 +174,13 @@ impl UploadApi {
         // racing confirms never share or lose an object.
         let file_id = Uuid::now_v7().to_string();
         let file_key = ObjectKey::original(&file_id);
-        state.store.copy(&pending_key, &file_key).await?;
+        if let Err(e) = state.store.copy(&pending_key, &file_key).await {
+            // The object vanishes when a racing confirm of this upload wins: answer with its file.
+            if let Some(file_id) = confirmed_meanwhile(&state, &pending.id).await? {
+                return already_confirmed(&state, &caller, &file_id, now).await;
+            }
+            return Err(e.into());
+        }
         let new_file = NewFile {
             id: file_id,
             account_id: caller.account_id.clone(),
@@ -184,26 +194,27 @@ impl UploadApi {
         let outcome = state.metadata.confirm_pending(&pending.id, new_file).await;
         match outcome {
             Ok(ConfirmOutcome::Created(file)) => {
-                if let Err(e) = state.store.delete(&pending_key).await {
-                    tracing::warn!(error = %e, key = %pending_key, "could not remove a confirmed upload's pending object");
-                }
+                state.discard(&pending_key).await;
                 Ok(Json(ConfirmResponse {
                     message: "Upload confirmed".into(),
                     file: FileObject::new(file, &state.settings, now),
                 }))
             }
             Ok(ConfirmOutcome::AlreadyConfirmed { file_id }) => {
-                state.store.delete(&file_key).await?;
+                state.discard(&file_key).await;
                 already_confirmed(&state, &caller, &file_id, now).await
             }
             Err(e) => {
-                if let Err(cleanup) = state.store.delete(&file_key).await {
-                    tracing::warn!(error = %cleanup, key = %file_key, "could not remove the copy of a failed confirm");
-                }
+                state.discard(&file_key).await;
                 Err(e.into())
             }
         }
     }
+}
+
+/// The file created by a pending upload, if it has been confirmed since it was first read.
+async fn confirmed_meanwhile(state: &AppState, pending_id: &str) -> Result<Option<String>, ApiError> {
+    Ok(state.metadata.pending(pending_id).await?.and_then(|p| p.file_id))
 }
 
 async fn already_confirmed(
