@@ -74,6 +74,10 @@ pub trait ObjectStore: Send + Sync + 'static {
 /// Accepts the bytes of a presigned `PUT` addressed to this service.
 #[async_trait]
 pub trait UploadReceiver: Send + Sync {
+    /// Checks the signed query for `key` (signature, expiry) without reading a body; returns the signed
+    /// maximum size.
+    fn verify(&self, key: &str, query: &PresignedQuery) -> Result<u64, UploadRejection>;
+
     /// Verifies the signed query for `key` and stores the body, refusing to read past the signed size.
     /// Returns the number of bytes stored.
     async fn receive(

@@ -208,6 +208,10 @@ impl ObjectStore for LocalStore {
 
 #[async_trait]
 impl UploadReceiver for LocalStore {
+    fn verify(&self, key: &str, query: &PresignedQuery) -> Result<u64, UploadRejection> {
+        Ok(self.signer.verify(key, query, unix_now())?.max_size)
+    }
+
     async fn receive(
         &self,
         key: &str,

@@ -694,3 +694,20 @@ async fn read_keys_cannot_upload_but_upload_keys_can() {
     let response = app.client.post(format!("{}/upload/presign", app.base)).json(&json!({})).send().await.unwrap();
     assert_error(response, StatusCode::UNAUTHORIZED).await;
 }
+
+#[tokio::test]
+async fn an_upload_url_takes_nothing_after_its_upload_is_confirmed() {
+    let app = TestApp::spawn().await;
+    let pending = presign_ok(&app, &app.key, presign_body("cat.png", "image/png", PNG.len())).await;
+    app.put_bytes(upload_url(&pending), "image/png", PNG.to_vec()).await;
+    let file = confirm_ok(&app, &app.key, &pending).await;
+
+    let again = app.put_bytes(upload_url(&pending), "image/png", PNG.to_vec()).await;
+    let message = assert_error(again, StatusCode::CONFLICT).await;
+    assert!(message.contains("already been confirmed"), "{message}");
+    let pending_object = app.data_dir.join("objects/pending").join(pending_id(&pending));
+    assert!(!pending_object.exists(), "no unreferenced object is left at {}", pending_object.display());
+    // The confirmed file is untouched.
+    let served = app.client.get(file["secureUrl"].as_str().unwrap()).send().await.unwrap();
+    assert_eq!(served.bytes().await.unwrap().as_ref(), PNG);
+}

@@ -1,6 +1,7 @@
 //! `PUT /storage/<object key>?expires=…&size=…&signature=…`: the target of presigned uploads when the
 //! embedded local store is in use. It takes no API key: the signed URL is the credential. With an external
-//! store (S3) clients upload there and this route answers 404.
+//! store (S3) clients upload there and this route answers 404. Once its upload is confirmed a URL accepts
+//! nothing more (409), so a late PUT cannot leave an unreferenced object behind.
 
 use futures_util::{StreamExt, TryStreamExt};
 use poem::{
@@ -23,15 +24,31 @@ pub async fn put(req: &Request, body: Body, state: Data<&AppState>) -> Result<Re
         .ok_or_else(|| ApiError::not_found("this server does not receive uploads; use the uploadUrl from presign"))?;
     let key = req.uri().path().strip_prefix("/storage/").unwrap_or_default();
     let query = PresignedQuery::parse(req.uri().query().unwrap_or(""));
+    receiver.verify(key, &query).map_err(rejection_error)?;
+    // A URL stays valid after its upload is confirmed; writing again would only leave an orphan behind.
+    if let Some(pending_id) = key.strip_prefix("pending/") {
+        match state.metadata.pending(pending_id).await? {
+            Some(pending) if pending.file_id.is_none() => {}
+            Some(_) => {
+                return Err(ApiError::new(
+                    StatusCode::CONFLICT,
+                    "this upload has already been confirmed; request a new upload URL to upload again",
+                ));
+            }
+            None => return Err(ApiError::not_found("no pending upload for this upload URL")),
+        }
+    }
     let content_length = req.headers().get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
     let stream = body.into_bytes_stream().map_err(std::io::Error::other).boxed();
-    match receiver.receive(key, &query, content_length, stream).await {
-        Ok(_) => Ok(Response::builder().status(StatusCode::OK).finish()),
-        Err(rejection) => Err(match rejection {
-            UploadRejection::Malformed(_) => ApiError::bad_request(rejection.to_string()),
-            UploadRejection::BadSignature | UploadRejection::Expired => ApiError::forbidden(rejection.to_string()),
-            UploadRejection::TooLarge { .. } => ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, rejection.to_string()),
-            UploadRejection::Storage(e) => ApiError::internal(e),
-        }),
+    receiver.receive(key, &query, content_length, stream).await.map_err(rejection_error)?;
+    Ok(Response::builder().status(StatusCode::OK).finish())
+}
+
+fn rejection_error(rejection: UploadRejection) -> ApiError {
+    match rejection {
+        UploadRejection::Malformed(_) => ApiError::bad_request(rejection.to_string()),
+        UploadRejection::BadSignature | UploadRejection::Expired => ApiError::forbidden(rejection.to_string()),
+        UploadRejection::TooLarge { .. } => ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, rejection.to_string()),
+        UploadRejection::Storage(e) => ApiError::internal(e),
     }
 }
