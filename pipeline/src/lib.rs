@@ -3,7 +3,54 @@
 //!
 //! `params` parses a delivery query string (or a transform-url body) into a validated, canonical
 //! `Transform`; its canonical text is the variant's cache key, independent of parameter order.
+//!
+//! `render` runs the fixed order decode → crop → rot → resize → blur → sharp → gray → border → encode, with
+//! `decode`, `ops` and `encode` doing the steps.
+//!
+//! `geometry` plans a resize (scaled size, `cover` crop, `contain` padding, output size) from the source
+//! size, `w`, `h` and `fit`, matching sharp's `resize({ fit, withoutEnlargement: true })` exactly.
 
+pub mod decode;
+pub mod encode;
+pub mod geometry;
+pub mod ops;
 pub mod params;
+pub mod render;
 
+pub use decode::SourceFormat;
+pub use encode::OutputFormat;
+pub use geometry::{Padding, Rect, ResizePlan, Size, plan_resize};
 pub use params::{Border, Crop, Fit, Format, ParamError, Quality, Transform};
+pub use render::{RenderOptions, Rendered, Target, render};
+
+use params::Crop as CropRect;
+
+/// Why an image could not be rendered.
+#[derive(Debug, thiserror::Error)]
+pub enum PipelineError {
+    #[error("the file is not an image in a supported format (JPEG, PNG, WebP, GIF, TIFF or BMP)")]
+    UnsupportedFormat,
+    #[error("the image is {width}x{height} pixels, more than the {max_pixels} pixels allowed")]
+    TooManyPixels { width: u32, height: u32, max_pixels: u64 },
+    #[error("the image could not be decoded: {0}")]
+    Decode(String),
+    #[error("crop {},{},{},{} lies outside the {width}x{height} image", crop.x, crop.y, crop.width, crop.height)]
+    CropOutside { crop: CropRect, width: u32, height: u32 },
+    #[error("the image could not be encoded: {0}")]
+    Encode(String),
+}
+
+impl PipelineError {
+    pub(crate) fn decode(e: impl std::fmt::Display) -> Self {
+        Self::Decode(e.to_string())
+    }
+
+    pub(crate) fn encode(e: impl std::fmt::Display) -> Self {
+        Self::Encode(e.to_string())
+    }
+
+    /// Whether the request (its image or its parameters) is at fault, as opposed to the service.
+    pub fn is_client_error(&self) -> bool {
+        !matches!(self, Self::Encode(_))
+    }
+}

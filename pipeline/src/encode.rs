@@ -1,0 +1,179 @@
+//! Encoding the finished image into the output format. JPEG has no alpha, so transparent pixels are
+//! flattened onto black there (the same background every other empty area gets).
+
+use std::io::Cursor;
+
+use image::{DynamicImage, ImageFormat, RgbImage, RgbaImage};
+
+use crate::{PipelineError, params::Format};
+
+/// Formats the pipeline writes (`bmp` is never encoded: it means "the original").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum OutputFormat {
+    Jpeg,
+    Png,
+    Webp,
+    Avif,
+    Gif,
+    Tiff,
+}
+
+impl OutputFormat {
+    pub fn mime(self) -> &'static str {
+        match self {
+            Self::Jpeg => "image/jpeg",
+            Self::Png => "image/png",
+            Self::Webp => "image/webp",
+            Self::Avif => "image/avif",
+            Self::Gif => "image/gif",
+            Self::Tiff => "image/tiff",
+        }
+    }
+
+    pub fn extension(self) -> &'static str {
+        match self {
+            Self::Jpeg => "jpg",
+            Self::Png => "png",
+            Self::Webp => "webp",
+            Self::Avif => "avif",
+            Self::Gif => "gif",
+            Self::Tiff => "tiff",
+        }
+    }
+
+    /// Whether the format keeps an alpha channel.
+    pub fn has_alpha(self) -> bool {
+        !matches!(self, Self::Jpeg)
+    }
+
+    /// Whether `q` applies.
+    pub fn is_lossy(self) -> bool {
+        matches!(self, Self::Jpeg | Self::Webp | Self::Avif)
+    }
+
+    /// The output format a requested format names; `None` for `auto` and `bmp`, which are decided
+    /// elsewhere.
+    pub fn from_requested(format: Format) -> Option<Self> {
+        Some(match format {
+            Format::Jpeg => Self::Jpeg,
+            Format::Png => Self::Png,
+            Format::Webp => Self::Webp,
+            Format::Avif => Self::Avif,
+            Format::Gif => Self::Gif,
+            Format::Tiff => Self::Tiff,
+            Format::Bmp | Format::Auto => return None,
+        })
+    }
+}
+
+/// rav1e's speed preset: 10 is ~7× faster than 6 for ~11% more bytes (STACK-NOTES.md measurements).
+const AVIF_SPEED: u8 = 9;
+
+/// RGB with transparent areas composited onto black.
+fn flatten(image: &DynamicImage) -> RgbImage {
+    if !image.color().has_alpha() {
+        return image.to_rgb8();
+    }
+    let rgba = image.to_rgba8();
+    let mut rgb = RgbImage::new(rgba.width(), rgba.height());
+    for (out, px) in rgb.pixels_mut().zip(rgba.pixels()) {
+        let [r, g, b, a] = px.0;
+        let scale = |c: u8| ((u16::from(c) * u16::from(a) + 127) / 255) as u8;
+        out.0 = [scale(r), scale(g), scale(b)];
+    }
+    rgb
+}
+
+/// Encodes `image` as `format`; `quality` (1–100) applies to the lossy formats.
+pub fn encode(image: &DynamicImage, format: OutputFormat, quality: u8) -> Result<Vec<u8>, PipelineError> {
+    let quality = quality.clamp(1, 100);
+    let too_big = |_| PipelineError::Encode("image is too large for this format".into());
+    match format {
+        OutputFormat::Jpeg => {
+            let rgb = flatten(image);
+            let (w, h) = (u16::try_from(rgb.width()).map_err(too_big)?, u16::try_from(rgb.height()).map_err(too_big)?);
+            let mut out = Vec::new();
+            let mut encoder = jpeg_encoder::Encoder::new(&mut out, quality);
+            encoder.set_progressive(true);
+            encoder.encode(rgb.as_raw(), w, h, jpeg_encoder::ColorType::Rgb).map_err(PipelineError::encode)?;
+            Ok(out)
+        }
+        OutputFormat::Webp => {
+            let encoded = if image.color().has_alpha() {
+                let rgba = image.to_rgba8();
+                webp::Encoder::from_rgba(rgba.as_raw(), rgba.width(), rgba.height()).encode(f32::from(quality))
+            } else {
+                let rgb = image.to_rgb8();
+                webp::Encoder::from_rgb(rgb.as_raw(), rgb.width(), rgb.height()).encode(f32::from(quality))
+            };
+            Ok(encoded.to_vec())
+        }
+        OutputFormat::Avif => {
+            let rgba: RgbaImage = image.to_rgba8();
+            let (w, h) = (rgba.width() as usize, rgba.height() as usize);
+            let pixels: Vec<ravif::RGBA8> =
+                rgba.pixels().map(|p| ravif::RGBA8 { r: p.0[0], g: p.0[1], b: p.0[2], a: p.0[3] }).collect();
+            let encoded = ravif::Encoder::new()
+                .with_quality(f32::from(quality))
+                .with_speed(AVIF_SPEED)
+                .encode_rgba(ravif::Img::new(&pixels[..], w, h))
+                .map_err(PipelineError::encode)?;
+            Ok(encoded.avif_file)
+        }
+        OutputFormat::Png => write_with(image, ImageFormat::Png),
+        OutputFormat::Gif => write_with(&DynamicImage::ImageRgba8(image.to_rgba8()), ImageFormat::Gif),
+        OutputFormat::Tiff => write_with(image, ImageFormat::Tiff),
+    }
+}
+
+fn write_with(image: &DynamicImage, format: ImageFormat) -> Result<Vec<u8>, PipelineError> {
+    let mut out = Vec::new();
+    image.write_to(&mut Cursor::new(&mut out), format).map_err(PipelineError::encode)?;
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::decode::{SourceFormat, decode};
+
+    fn sample(alpha: bool) -> DynamicImage {
+        let img = RgbaImage::from_fn(48, 32, |x, y| {
+            image::Rgba([(x * 5) as u8, (y * 7) as u8, 90, if alpha { 128 } else { 255 }])
+        });
+        DynamicImage::ImageRgba8(img)
+    }
+
+    #[test]
+    fn every_output_format_round_trips_its_size() {
+        for format in [OutputFormat::Jpeg, OutputFormat::Png, OutputFormat::Webp, OutputFormat::Gif, OutputFormat::Tiff]
+        {
+            let bytes = encode(&sample(true), format, 80).unwrap();
+            let (decoded, _) = decode(&bytes, 1 << 20).unwrap();
+            assert_eq!((decoded.width(), decoded.height()), (48, 32), "{format:?}");
+        }
+        let avif = encode(&sample(false), OutputFormat::Avif, 60).unwrap();
+        assert_eq!(&avif[4..12], b"ftypavif");
+        assert_eq!(
+            SourceFormat::detect(&encode(&sample(false), OutputFormat::Jpeg, 80).unwrap()),
+            Some(SourceFormat::Jpeg)
+        );
+    }
+
+    #[test]
+    fn jpeg_flattens_transparency_onto_black() {
+        let clear = DynamicImage::ImageRgba8(RgbaImage::from_pixel(16, 16, image::Rgba([255, 255, 255, 0])));
+        let (decoded, _) = decode(&encode(&clear, OutputFormat::Jpeg, 90).unwrap(), 1 << 20).unwrap();
+        assert!(decoded.to_rgb8().pixels().all(|p| p.0.iter().all(|&c| c < 8)));
+    }
+
+    #[test]
+    fn quality_changes_the_size_of_lossy_output() {
+        let image = sample(false);
+        for format in [OutputFormat::Jpeg, OutputFormat::Webp] {
+            let low = encode(&image, format, 10).unwrap().len();
+            let high = encode(&image, format, 95).unwrap().len();
+            assert!(low < high, "{format:?}: q10 {low} bytes, q95 {high} bytes");
+        }
+    }
+}
