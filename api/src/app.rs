@@ -22,6 +22,7 @@ use crate::{
     rate_limit::InProcessLimiter,
     routes::{delivery, health, storage},
     state::{AppState, Settings},
+    variants::VariantCache,
 };
 
 #[derive(Debug, thiserror::Error)]
@@ -94,6 +95,7 @@ impl Application {
             store,
             limiter: Arc::new(InProcessLimiter::new(config.rate_limit)),
             queue: Arc::new(InProcessQueue::new()),
+            variants: VariantCache::new(config.cache_bytes, config.max_source_pixels),
         };
         Ok(Self { acceptor, port: local.port(), public_url, state, workers: config.workers, bootstrap_key })
     }
@@ -144,6 +146,7 @@ fn routes(state: AppState) -> impl poem::Endpoint {
         .at("/storage/*key", storage::put)
         .at("/healthz", health::live)
         .at("/readyz", health::ready)
+        .at("/metrics", health::metrics)
         .data(state)
         .around(envelope)
 }

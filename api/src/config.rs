@@ -60,6 +60,14 @@ pub struct Config {
     #[arg(long, env = "SHUTTERBOX_CACHE_MAX_AGE", default_value_t = 86400)]
     pub cache_max_age_secs: u64,
 
+    /// Memory for rendered variants, in bytes (an LRU; default 256 MiB).
+    #[arg(long, env = "SHUTTERBOX_CACHE_BYTES", default_value_t = 256 * 1024 * 1024)]
+    pub cache_bytes: u64,
+
+    /// Largest source image transformed, in pixels, checked against its header before decoding.
+    #[arg(long, env = "SHUTTERBOX_MAX_SOURCE_PIXELS", default_value_t = 50_000_000)]
+    pub max_source_pixels: u64,
+
     /// Background job workers run inside this process (0 for an API-only node).
     #[arg(long, env = "SHUTTERBOX_WORKERS", default_value_t = 2)]
     pub workers: usize,
@@ -77,6 +85,8 @@ impl Config {
             max_upload_bytes: 5 * 1024 * 1024 * 1024,
             upload_expiry_secs: 3600,
             cache_max_age_secs: 86400,
+            cache_bytes: 256 * 1024 * 1024,
+            max_source_pixels: 50_000_000,
             workers: 2,
         }
     }

@@ -13,6 +13,7 @@ pub mod openapi;
 pub mod rate_limit;
 pub mod routes;
 pub mod state;
+pub mod variants;
 
 pub use app::{Application, StartError, open_metadata};
 pub use config::{BackendConfig, Config};

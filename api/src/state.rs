@@ -6,7 +6,7 @@ use shutterbox_metadata::MetadataStore;
 use shutterbox_queue::{Job, JobQueue};
 use shutterbox_storage::{ObjectKey, ObjectStore};
 
-use crate::rate_limit::RateLimiter;
+use crate::{rate_limit::RateLimiter, variants::VariantCache};
 
 /// Settings resolved at start-up (addresses are final once the listener is bound).
 #[derive(Debug, Clone)]
@@ -27,6 +27,7 @@ pub struct AppState {
     pub store: Arc<dyn ObjectStore>,
     pub limiter: Arc<dyn RateLimiter>,
     pub queue: Arc<dyn JobQueue>,
+    pub variants: VariantCache,
 }
 
 impl AppState {

@@ -75,6 +75,9 @@ pub trait MetadataStore: Send + Sync + 'static {
     /// A file by its full stored path (public delivery; no account check).
     async fn file_by_path(&self, path: &str) -> Result<Option<FileRecord>>;
 
+    /// A file by its stored path without the extension (stems are unique), for `cat.webp` → `cat.jpg`.
+    async fn file_by_stem(&self, stem: &str) -> Result<Option<FileRecord>>;
+
     /// One page of the account's files, newest first, and the total count.
     async fn list_files(&self, account_id: &str, offset: u64, limit: u64) -> Result<(Vec<FileRecord>, u64)>;
 

@@ -325,6 +325,12 @@ impl MetadataStore for SqlMetadata {
         row.as_ref().map(file_of).transpose()
     }
 
+    async fn file_by_stem(&self, stem: &str) -> Result<Option<FileRecord>> {
+        let sql = format!("SELECT {FILE_COLUMNS} FROM files WHERE stem = $1");
+        let row = sqlx::query(sqlx::AssertSqlSafe(sql)).bind(stem).fetch_optional(&self.pool).await?;
+        row.as_ref().map(file_of).transpose()
+    }
+
     async fn list_files(&self, account_id: &str, offset: u64, limit: u64) -> Result<(Vec<FileRecord>, u64)> {
         let total = sqlx::query("SELECT COUNT(*) AS n FROM files WHERE account_id = $1")
             .bind(account_id)

@@ -8,4 +8,5 @@ mod health;
 mod helpers;
 mod openapi;
 mod rate_limit;
+mod transform;
 mod upload;

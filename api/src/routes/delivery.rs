@@ -1,6 +1,11 @@
-//! Public delivery of stored files, no credentials needed: `/v1/file/<stored path>` (image delivery; the
-//! transformation parameters arrive with the image pipeline) and `/v1/raw/<stored path>` (the bytes as
-//! stored). Both answer GET and HEAD, support `Range`, and carry a strong ETag answered with 304.
+//! Public delivery of stored files, no credentials needed: `/v1/file/<stored path>?<transformations>` (image
+//! delivery) and `/v1/raw/<stored path>` (the bytes as stored). Both answer GET and HEAD and carry a strong
+//! ETag answered with 304; originals support `Range`.
+//!
+//! `/v1/file/` looks a path up exactly, then by its stem, in which case the URL's extension names the
+//! output format (`cat.webp` serves `cat.jpg` as WebP); `format` overrides both. Without transformations
+//! and with the original's own path, the original bytes are served. `format=bmp`, SVG and BMP originals
+//! are passed through unconverted; transformations on a non-image are a 400.
 //!
 //! Paths are decoded segment by segment and looked up in the metadata by their exact text, never mapped onto
 //! the file system, so `..` can only ever fail to match; a segment that decodes to a `/` (`%2F`) is refused,
@@ -13,39 +18,95 @@ use poem::{
     web::Data,
 };
 use shutterbox_metadata::FileRecord;
-use shutterbox_pipeline::Transform;
+use shutterbox_model::path::{extension, stem};
+use shutterbox_pipeline::{Format, OutputFormat, Target, Transform};
 use shutterbox_storage::{ByteRange, ObjectKey};
 
-use crate::{error::ApiError, state::AppState};
+use crate::{error::ApiError, state::AppState, variants::VariantKey};
 
 /// `GET|HEAD /v1/file/<path>`.
 #[handler]
 pub async fn deliver_file(req: &Request, state: Data<&AppState>) -> Result<Response, ApiError> {
-    // Parameters are validated now so a bad one gets its precise 400; rendering arrives with the image
-    // pipeline, until then a valid transformation is refused rather than ignored.
+    if req.method() != Method::GET && req.method() != Method::HEAD {
+        return Err(method_not_allowed());
+    }
     let transform =
         Transform::from_query(req.uri().query().unwrap_or("")).map_err(|e| ApiError::bad_request(e.to_string()))?;
-    if !transform.is_identity() {
-        return Err(ApiError::bad_request("image transformations are not available on this server yet"));
+    let path = request_path(req, "/v1/file/")?;
+    let (file, extension_format) = match state.metadata.file_by_path(&path).await? {
+        Some(file) => (file, None),
+        None => find_by_stem(&state, &path).await?,
+    };
+
+    // Originals that are never converted: non-rasters and BMP (SPEC.md 4.9.4), and `format=bmp`.
+    let passthrough = file.kind != "image"
+        || matches!(file.raw_type.as_str(), "image/svg+xml" | "image/bmp")
+        || transform.format == Some(Format::Bmp);
+    if passthrough {
+        if file.kind != "image" && !(transform.is_identity() && extension_format.is_none()) {
+            return Err(ApiError::bad_request("transformations apply to images only; this file is not one"));
+        }
+        return original(req, &state, file).await;
     }
-    serve(req, &state, "/v1/file/").await
+    if transform.is_identity() && extension_format.is_none() {
+        return original(req, &state, file).await;
+    }
+    let target = match transform.format {
+        Some(Format::Auto) => Target::Auto,
+        Some(format) => OutputFormat::from_requested(format).map_or(Target::Source, Target::Format),
+        None => extension_format.map_or(Target::Source, Target::Format),
+    };
+    variant(req, &state, file, transform, target).await
+}
+
+/// `cat.webp` when only `cat.jpg` exists: the file with that stem, and the format the extension names.
+async fn find_by_stem(state: &AppState, path: &str) -> Result<(FileRecord, Option<OutputFormat>), ApiError> {
+    let not_found = || ApiError::not_found("no file at this path");
+    let (folder, name) = path.rsplit_once('/').ok_or_else(not_found)?;
+    let format =
+        extension(name).and_then(Format::parse).and_then(OutputFormat::from_requested).ok_or_else(not_found)?;
+    let file = state.metadata.file_by_stem(&format!("{folder}/{}", stem(name))).await?.ok_or_else(not_found)?;
+    Ok((file, Some(format)))
+}
+
+async fn variant(
+    req: &Request,
+    state: &AppState,
+    file: FileRecord,
+    transform: Transform,
+    target: Target,
+) -> Result<Response, ApiError> {
+    let key = VariantKey::new(&file.id, &transform, target);
+    let etag = key.etag();
+    let cache_control = format!("public, max-age={}", state.settings.cache_max_age_secs);
+    let builder = Response::builder().header(header::ETAG, etag.as_str()).header(header::CACHE_CONTROL, cache_control);
+    if etag_matches(req, &etag) {
+        return Ok(builder.status(StatusCode::NOT_MODIFIED).finish());
+    }
+    let variant = state.variants.get(state, &file, key, transform).await?;
+    let builder = builder.content_type(variant.mime).header(header::CONTENT_LENGTH, variant.bytes.len());
+    if req.method() == Method::HEAD {
+        return Ok(builder.finish());
+    }
+    Ok(builder.body(variant.bytes.clone()))
 }
 
 /// `GET|HEAD /v1/raw/<path>`.
 #[handler]
 pub async fn deliver_raw(req: &Request, state: Data<&AppState>) -> Result<Response, ApiError> {
-    serve(req, &state, "/v1/raw/").await
-}
-
-async fn serve(req: &Request, state: &AppState, prefix: &str) -> Result<Response, ApiError> {
     if req.method() != Method::GET && req.method() != Method::HEAD {
         return Err(method_not_allowed());
     }
+    let path = request_path(req, "/v1/raw/")?;
+    let file = state.metadata.file_by_path(&path).await?.ok_or_else(|| ApiError::not_found("no file at this path"))?;
+    original(req, &state, file).await
+}
+
+/// The stored path a request names, decoded.
+fn request_path(req: &Request, prefix: &str) -> Result<String, ApiError> {
     let not_found = || ApiError::not_found("no file at this path");
     let raw_path = req.original_uri().path().strip_prefix(prefix).ok_or_else(not_found)?;
-    let path = decode_path(raw_path).ok_or_else(not_found)?;
-    let file = state.metadata.file_by_path(&path).await?.ok_or_else(not_found)?;
-    original(req, state, file).await
+    decode_path(raw_path).ok_or_else(not_found)
 }
 
 /// Percent-decodes a request path one segment at a time; `None` when a segment is not UTF-8 or decodes to

@@ -108,6 +108,7 @@ impl FilesApi {
             .delete_file(&caller.account_id, &id)
             .await?
             .ok_or_else(|| ApiError::not_found("no file with this id"))?;
+        state.variants.forget(&file.id);
         // The record is gone, so the file is already unreachable; the bytes go now or by a retried job.
         match ObjectKey::parse(&file.object_key) {
             Ok(key) => state.discard(&key).await,

@@ -1,4 +1,5 @@
-//! Probes outside `/v1`: `/healthz` (the process answers) and `/readyz` (its backends answer too).
+//! Probes outside `/v1`: `/healthz` (the process answers), `/readyz` (its backends answer too) and
+//! `/metrics` (Prometheus text format).
 
 use poem::{handler, http::StatusCode, web::Data, web::Json};
 use serde_json::{Value, json};
@@ -27,4 +28,33 @@ pub async fn ready(state: Data<&AppState>) -> (StatusCode, Json<Value>) {
     });
     let status = if ready { StatusCode::OK } else { StatusCode::SERVICE_UNAVAILABLE };
     (status, Json(body))
+}
+
+/// Counters in the Prometheus text format.
+#[handler]
+pub async fn metrics(state: Data<&AppState>) -> poem::Response {
+    use std::{fmt::Write, sync::atomic::Ordering};
+    let stats = &state.variants.stats;
+    let mut out = String::new();
+    for (name, help, value) in [
+        ("shutterbox_renders_total", "Variants rendered.", stats.renders.load(Ordering::Relaxed)),
+        (
+            "shutterbox_variant_cache_hits_total",
+            "Variant requests served from memory.",
+            stats.hits.load(Ordering::Relaxed),
+        ),
+        (
+            "shutterbox_variant_cache_misses_total",
+            "Variant requests not in memory.",
+            stats.misses.load(Ordering::Relaxed),
+        ),
+    ] {
+        let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} counter\n{name} {value}");
+    }
+    let depth = state.queue.depth().await.unwrap_or(0);
+    let _ = writeln!(
+        out,
+        "# HELP shutterbox_queue_depth Jobs waiting.\n# TYPE shutterbox_queue_depth gauge\nshutterbox_queue_depth {depth}"
+    );
+    poem::Response::builder().content_type("text/plain; version=0.0.4").body(out)
 }

@@ -1,0 +1,234 @@
+//! Image delivery with transformations: output formats and their Content-Types, geometry, the stem lookup
+//! (`cat.webp` → `cat.png`), passthroughs, the variant cache (one render for concurrent misses, ETag, 304,
+//! HEAD) and every invalid parameter or image answered with a 4xx.
+
+use std::io::Cursor;
+
+use futures_util::future::join_all;
+use image::{DynamicImage, ImageFormat, Rgba, RgbaImage};
+use reqwest::{Method, StatusCode};
+use serde_json::Value;
+
+use crate::helpers::{TestApp, assert_error};
+
+/// A 400×300 photo-like PNG.
+fn photo_png() -> Vec<u8> {
+    let img = RgbaImage::from_fn(400, 300, |x, y| Rgba([(x % 256) as u8, (y % 256) as u8, ((x + y) % 256) as u8, 255]));
+    let mut out = Vec::new();
+    DynamicImage::ImageRgba8(img).write_to(&mut Cursor::new(&mut out), ImageFormat::Png).unwrap();
+    out
+}
+
+async fn photo(app: &TestApp) -> Value {
+    app.upload("photo.png", "image/png", &photo_png()).await
+}
+
+fn url(file: &Value) -> String {
+    file["secureUrl"].as_str().unwrap().to_owned()
+}
+
+async fn fetch(app: &TestApp, url: &str) -> (StatusCode, String, Vec<u8>) {
+    let response = app.client.get(url).send().await.unwrap();
+    let status = response.status();
+    let content_type =
+        response.headers().get("content-type").map(|v| v.to_str().unwrap().to_owned()).unwrap_or_default();
+    (status, content_type, response.bytes().await.unwrap().to_vec())
+}
+
+fn dimensions(bytes: &[u8]) -> (u32, u32) {
+    let image = image::load_from_memory(bytes).expect("decodable output");
+    (image.width(), image.height())
+}
+
+#[tokio::test]
+async fn formats_have_their_magic_bytes_and_content_types() {
+    let app = TestApp::spawn().await;
+    let base = url(&photo(&app).await);
+    let cases: [(&str, &str, &[u8], usize); 6] = [
+        ("jpeg", "image/jpeg", b"\xFF\xD8\xFF", 0),
+        ("png", "image/png", b"\x89PNG", 0),
+        ("webp", "image/webp", b"WEBP", 8),
+        ("avif", "image/avif", b"ftypavif", 4),
+        ("gif", "image/gif", b"GIF8", 0),
+        ("tiff", "image/tiff", b"II*\0", 0),
+    ];
+    for (format, mime, magic, at) in cases {
+        let (status, content_type, bytes) = fetch(&app, &format!("{base}?w=100&format={format}")).await;
+        assert_eq!(status, StatusCode::OK, "{format}");
+        assert_eq!(content_type, mime, "{format}");
+        assert_eq!(&bytes[at..at + magic.len()], magic, "{format}");
+    }
+    // format=auto is WebP, whatever the request's Accept header says.
+    let response =
+        app.client.get(format!("{base}?w=100&format=auto")).header("Accept", "image/avif").send().await.unwrap();
+    assert_eq!(response.headers()["content-type"], "image/webp");
+}
+
+#[tokio::test]
+async fn geometry_follows_sharp() {
+    let app = TestApp::spawn().await;
+    let base = url(&photo(&app).await);
+    // (query, expected size) for a 400×300 source; values as sharp's resize({fit, withoutEnlargement: true}).
+    let cases = [
+        ("w=200", (200, 150)),
+        ("h=150", (200, 150)),
+        ("w=100&h=100", (100, 100)),
+        ("w=100&h=100&fit=contain", (100, 100)),
+        ("w=100&h=100&fit=fill", (100, 100)),
+        // One side only keeps the aspect ratio for every fit, fill included (SPEC.md 4.9.1).
+        ("w=200&fit=fill", (200, 150)),
+        ("w=100&h=100&fit=inside", (100, 75)),
+        ("w=100&h=100&fit=outside", (133, 100)),
+        ("w=4000", (400, 300)),
+        ("crop=10,10,200,100&w=100", (100, 50)),
+        ("rot=90&w=150", (150, 200)),
+        ("border=5_ff0000&w=100", (110, 85)),
+    ];
+    for (query, expected) in cases {
+        let (status, _, bytes) = fetch(&app, &format!("{base}?{query}&format=png")).await;
+        assert_eq!(status, StatusCode::OK, "{query}");
+        assert_eq!(dimensions(&bytes), expected, "{query}");
+    }
+}
+
+#[tokio::test]
+async fn the_url_extension_names_the_output_format() {
+    let app = TestApp::spawn().await;
+    let file = photo(&app).await;
+    let webp = url(&file).replace("photo.png", "photo.webp");
+    let (status, content_type, bytes) = fetch(&app, &webp).await;
+    assert_eq!((status, content_type.as_str()), (StatusCode::OK, "image/webp"));
+    assert_eq!(dimensions(&bytes), (400, 300));
+    // `format` overrides the extension.
+    let (_, content_type, _) = fetch(&app, &format!("{webp}?format=jpeg&w=10")).await;
+    assert_eq!(content_type, "image/jpeg");
+    // An extension that is no image format does not match.
+    let (status, _, _) = fetch(&app, &url(&file).replace("photo.png", "photo.txt")).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    // format=bmp returns the original unconverted.
+    let (_, content_type, bytes) = fetch(&app, &format!("{}?format=bmp&w=10", url(&file))).await;
+    assert_eq!((content_type.as_str(), bytes), ("image/png", photo_png()));
+}
+
+#[tokio::test]
+async fn parameter_order_gives_identical_bytes_and_etags() {
+    let app = TestApp::spawn().await;
+    let base = url(&photo(&app).await);
+    let a = app.client.get(format!("{base}?w=120&gray=true&format=jpeg&q=70")).send().await.unwrap();
+    let b = app.client.get(format!("{base}?q=70&format=jpeg&gray=true&w=120&utm=x")).send().await.unwrap();
+    let (etag_a, etag_b) = (a.headers()["etag"].clone(), b.headers()["etag"].clone());
+    assert_eq!(etag_a, etag_b);
+    assert_eq!(a.bytes().await.unwrap(), b.bytes().await.unwrap());
+    let other = app.client.get(format!("{base}?w=121&gray=true&format=jpeg&q=70")).send().await.unwrap();
+    assert_ne!(other.headers()["etag"], etag_a);
+}
+
+#[tokio::test]
+async fn variants_answer_etags_304_and_head() {
+    let app = TestApp::spawn().await;
+    let variant = format!("{}?w=50&format=webp", url(&photo(&app).await));
+    let get = app.client.get(&variant).send().await.unwrap();
+    let etag = get.headers()["etag"].to_str().unwrap().to_owned();
+    assert!(etag.starts_with('"') && !etag.starts_with("W/"), "strong ETag {etag}");
+    assert!(get.headers()["cache-control"].to_str().unwrap().starts_with("public, max-age="));
+    let length = get.headers()["content-length"].to_str().unwrap().to_owned();
+    let body = get.bytes().await.unwrap();
+    assert_eq!(length, body.len().to_string());
+    let not_modified = app.client.get(&variant).header("If-None-Match", &etag).send().await.unwrap();
+    assert_eq!(not_modified.status(), StatusCode::NOT_MODIFIED);
+    let head = app.client.head(&variant).send().await.unwrap();
+    assert_eq!(head.status(), StatusCode::OK);
+    assert_eq!(head.headers()["content-length"].to_str().unwrap(), length);
+    assert_eq!(head.headers()["content-type"], "image/webp");
+    assert!(head.bytes().await.unwrap().is_empty());
+}
+
+fn metric(text: &str, name: &str) -> u64 {
+    text.lines()
+        .find_map(|line| line.strip_prefix(name)?.trim().parse().ok())
+        .unwrap_or_else(|| panic!("{name} missing in {text}"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn concurrent_misses_render_once() {
+    let app = TestApp::spawn().await;
+    let variant = format!("{}?w=300&blur=2&format=jpeg", url(&photo(&app).await));
+    let before = app.client.get(format!("{}/metrics", app.root)).send().await.unwrap().text().await.unwrap();
+    let bodies = join_all((0..20).map(|_| async {
+        let response = app.client.get(&variant).send().await.unwrap();
+        assert_eq!(response.status(), StatusCode::OK);
+        response.bytes().await.unwrap()
+    }))
+    .await;
+    assert!(bodies.iter().all(|b| *b == bodies[0]), "identical bytes for everyone");
+    let after = app.client.get(format!("{}/metrics", app.root)).send().await.unwrap().text().await.unwrap();
+    let renders = metric(&after, "shutterbox_renders_total") - metric(&before, "shutterbox_renders_total");
+    assert_eq!(renders, 1, "20 concurrent requests for one cold variant render it once");
+}
+
+#[tokio::test]
+async fn invalid_parameters_are_400() {
+    let app = TestApp::spawn().await;
+    let base = url(&photo(&app).await);
+    for query in [
+        "w=0",
+        "w=5001",
+        "w=auto",
+        "h=-1",
+        "fit=stretch",
+        "q=0",
+        "q=101",
+        "blur=0.2",
+        "blur=1001",
+        "sharp=maybe",
+        "gray=2",
+        "rot=361",
+        "border=5",
+        "border=5_zzzzzz",
+        "crop=1,2,3",
+        "crop=0,0,0,5",
+        "format=heic",
+        "w=1&w=2",
+        // Crop outside the source, found once the image is known.
+        "crop=300,0,200,10",
+    ] {
+        let (status, _, body) = fetch(&app, &format!("{base}?{query}")).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{query}: {}", String::from_utf8_lossy(&body));
+        let body: Value = serde_json::from_slice(&body).unwrap();
+        assert_eq!(body["status"], 400);
+    }
+}
+
+#[tokio::test]
+async fn non_images_refuse_transformations_and_broken_images_are_4xx() {
+    let app = TestApp::spawn().await;
+    let text = app.upload("notes.txt", "text/plain", b"hello").await;
+    let response = app.client.get(format!("{}?w=10", url(&text))).send().await.unwrap();
+    let message = assert_error(response, StatusCode::BAD_REQUEST).await;
+    assert!(message.contains("images only"), "{message}");
+
+    // A truncated PNG is still sniffed as PNG (magic bytes) but cannot be decoded.
+    let png = photo_png();
+    let broken = app.upload("broken.png", "image/png", &png[..png.len() / 2]).await;
+    let response = app.client.get(format!("{}?w=10", url(&broken))).send().await.unwrap();
+    assert_error(response, StatusCode::BAD_REQUEST).await;
+
+    // A decompression bomb: a PNG header announcing 100000×100000 pixels.
+    let mut bomb = png[..33].to_vec();
+    bomb[16..20].copy_from_slice(&100_000u32.to_be_bytes());
+    bomb[20..24].copy_from_slice(&100_000u32.to_be_bytes());
+    let bomb = app.upload("bomb.png", "image/png", &bomb).await;
+    let response = app.client.get(format!("{}?w=10", url(&bomb))).send().await.unwrap();
+    assert_error(response, StatusCode::BAD_REQUEST).await;
+}
+
+#[tokio::test]
+async fn deleting_a_file_drops_its_variants() {
+    let app = TestApp::spawn().await;
+    let file = photo(&app).await;
+    let variant = format!("{}?w=64&format=webp", url(&file));
+    assert_eq!(fetch(&app, &variant).await.0, StatusCode::OK);
+    let id = file["id"].as_str().unwrap();
+    app.authed(Method::DELETE, &format!("/files/{id}"), &app.key).send().await.unwrap();
+    assert_eq!(fetch(&app, &variant).await.0, StatusCode::NOT_FOUND);
+}
