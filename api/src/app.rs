@@ -4,7 +4,7 @@
 use std::{io, sync::Arc, time::Duration};
 
 use poem::{
-    EndpointExt, Route, Server,
+    EndpointExt, IntoEndpoint, Route, Server,
     listener::{Acceptor, Listener, TcpAcceptor, TcpListener},
 };
 use shutterbox_metadata::{MetadataStore, SqlMetadata};
@@ -135,9 +135,14 @@ impl Application {
 
 fn routes(state: AppState) -> impl poem::Endpoint {
     let api = openapi::service();
+    let spec = api.spec_endpoint();
+    let docs = api.swagger_ui();
+    let api = Arc::new(api.into_endpoint());
     let v1 = Route::new()
-        .at("/openapi.json", api.spec_endpoint())
-        .nest("/docs", api.swagger_ui())
+        .at("/openapi.json", spec)
+        .nest("/docs", docs)
+        // The documented POST under /file/ must win over the public delivery wildcard beside it.
+        .at("/file/:id/transform-url", api.clone())
         .at("/file/*path", delivery::deliver_file)
         .at("/raw/*path", delivery::deliver_raw)
         .nest("/", api);

@@ -3,12 +3,12 @@
 
 use poem_openapi::OpenApiService;
 
-use crate::routes::{files::FilesApi, upload::UploadApi};
+use crate::routes::{files::FilesApi, transform::TransformApi, upload::UploadApi};
 
-pub type Apis = (UploadApi, FilesApi);
+pub type Apis = (UploadApi, FilesApi, TransformApi);
 
 pub fn service() -> OpenApiService<Apis, ()> {
-    OpenApiService::new((UploadApi, FilesApi), "Shutterbox", env!("CARGO_PKG_VERSION"))
+    OpenApiService::new((UploadApi, FilesApi, TransformApi), "Shutterbox", env!("CARGO_PKG_VERSION"))
         .description(
             "File storage and image delivery. Management endpoints take an API key as \
              `Authorization: ApiKey <key>` (or an `ApiKey: <key>` header); public delivery needs none.",

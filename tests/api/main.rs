@@ -9,4 +9,5 @@ mod helpers;
 mod openapi;
 mod rate_limit;
 mod transform;
+mod transform_url;
 mod upload;

@@ -5,6 +5,7 @@ pub mod delivery;
 pub mod files;
 pub mod health;
 pub mod storage;
+pub mod transform;
 pub mod upload;
 
 use poem_openapi::Tags;

@@ -1,0 +1,159 @@
+//! `POST /v1/file/{id}/transform-url`: builds the public URL of a transformed image. It validates the
+//! transformations exactly as delivery does (the same parser), so a URL it returns never answers 400.
+//! Generating a URL does not process the image.
+
+use poem::web::Data;
+use poem_openapi::{Object, OpenApi, param::Path, payload::Json};
+use serde::Deserialize;
+use serde_json::Value;
+use shutterbox_model::{Operation, path::extension};
+use shutterbox_pipeline::{OutputFormat, Transform};
+
+use super::ApiTags;
+use crate::{auth::Caller, body::JsonBody, error::ApiError, file_object::encode_path, state::AppState};
+
+/// Transformations, with the names, types and ranges of the delivery query parameters. All optional.
+#[derive(Debug, Default, Object, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TransformRequest {
+    /// Width in pixels.
+    #[oai(validator(minimum(value = "1"), maximum(value = "5000")))]
+    pub w: Option<u32>,
+    /// Height in pixels.
+    #[oai(validator(minimum(value = "1"), maximum(value = "5000")))]
+    pub h: Option<u32>,
+    /// `cover` (default), `contain`, `fill`, `inside` or `outside`.
+    pub fit: Option<String>,
+    /// Quality 1–100, or `"auto"`.
+    pub q: Option<Value>,
+    /// Gaussian blur radius, 0.3–1000.
+    #[oai(validator(minimum(value = "0.3"), maximum(value = "1000")))]
+    pub blur: Option<f64>,
+    /// Sharpen.
+    pub sharp: Option<bool>,
+    /// Convert to grayscale.
+    pub gray: Option<bool>,
+    /// Rotation in degrees, −360 to 360.
+    #[oai(validator(minimum(value = "-360"), maximum(value = "360")))]
+    pub rot: Option<i32>,
+    /// `<width>_<hexcolor>`, e.g. `10_ff0000`.
+    pub border: Option<String>,
+    /// `x,y,width,height` in source pixels.
+    pub crop: Option<String>,
+    /// `jpeg`, `png`, `webp`, `avif`, `gif`, `tiff`, `bmp` or `auto`.
+    pub format: Option<String>,
+}
+
+impl TransformRequest {
+    /// The requested parameters as query pairs, in a fixed order, values as delivery expects them.
+    fn pairs(&self) -> Result<Vec<(&'static str, String)>, ApiError> {
+        let q = match &self.q {
+            None => None,
+            Some(Value::String(s)) => Some(s.clone()),
+            Some(Value::Number(n)) => Some(n.to_string()),
+            Some(_) => return Err(ApiError::bad_request("q must be an integer from 1 to 100, or \"auto\"")),
+        };
+        let fields = [
+            ("w", self.w.map(|v| v.to_string())),
+            ("h", self.h.map(|v| v.to_string())),
+            ("fit", self.fit.clone()),
+            ("q", q),
+            ("blur", self.blur.map(|v| v.to_string())),
+            ("sharp", self.sharp.map(|v| v.to_string())),
+            ("gray", self.gray.map(|v| v.to_string())),
+            ("rot", self.rot.map(|v| v.to_string())),
+            ("border", self.border.clone()),
+            ("crop", self.crop.clone()),
+            ("format", self.format.clone()),
+        ];
+        Ok(fields.into_iter().filter_map(|(name, value)| Some((name, value?))).collect())
+    }
+}
+
+#[derive(Debug, Object)]
+pub struct OriginalFile {
+    pub id: String,
+    pub filename: String,
+    pub mimetype: String,
+}
+
+#[derive(Debug, Object)]
+#[oai(rename_all = "camelCase")]
+pub struct TransformUrl {
+    /// Public URL of the transformed image; loading it needs no credentials.
+    pub url: String,
+    pub original_file: OriginalFile,
+    /// The requested transformations, echoed under their request names.
+    pub transformations: Value,
+}
+
+pub struct TransformApi;
+
+#[OpenApi(tag = "ApiTags::Files")]
+impl TransformApi {
+    /// Generate a transformed-image URL
+    ///
+    /// Validates the transformations like delivery does and returns the URL that serves them: the file's
+    /// stored path with the extension of the requested format (the original extension for `auto` and
+    /// `bmp`), and the transformations as its query string. Needs a secret key.
+    #[oai(path = "/file/:id/transform-url", method = "post", operation_id = "createTransformUrl")]
+    async fn transform_url(
+        &self,
+        caller: Caller,
+        state: Data<&AppState>,
+        /// The image file's id.
+        id: Path<String>,
+        body: JsonBody<TransformRequest>,
+    ) -> Result<Json<TransformUrl>, ApiError> {
+        caller.require(Operation::TransformUrl)?;
+        let request = body.0;
+        let pairs = request.pairs()?;
+        let transform = Transform::from_pairs(pairs.iter().map(|(k, v)| ((*k).to_owned(), v.clone())))
+            .map_err(|e| ApiError::bad_request(e.to_string()))?;
+        let file = state
+            .metadata
+            .file(&caller.account_id, &id)
+            .await?
+            .ok_or_else(|| ApiError::not_found("no file with this id"))?;
+        if file.kind != "image" {
+            return Err(ApiError::bad_request("transformations apply to images only; this file is not one"));
+        }
+
+        // The extension names the output format, except for auto and bmp, which keep the original's
+        // (delivery finds `cat.webp` by the stem of `cat.jpg`).
+        let path = match transform.format.and_then(OutputFormat::from_requested) {
+            Some(format) => {
+                let without_extension = file.path.len() - extension(&file.name).map_or(0, |ext| ext.len() + 1);
+                format!("{}.{}", &file.path[..without_extension], format.extension())
+            }
+            None => file.path.clone(),
+        };
+        let query = form_urlencoded::Serializer::new(String::new()).extend_pairs(pairs.iter()).finish();
+        let mut url = format!("{}/file/{}", state.settings.base_url, encode_path(&path));
+        if !query.is_empty() {
+            url.push('?');
+            url.push_str(&query);
+        }
+        let transformations: serde_json::Map<String, Value> = [
+            ("w", request.w.map(Value::from)),
+            ("h", request.h.map(Value::from)),
+            ("fit", request.fit.map(Value::from)),
+            ("q", request.q),
+            ("blur", request.blur.map(Value::from)),
+            ("sharp", request.sharp.map(Value::from)),
+            ("gray", request.gray.map(Value::from)),
+            ("rot", request.rot.map(Value::from)),
+            ("border", request.border.map(Value::from)),
+            ("crop", request.crop.map(Value::from)),
+            ("format", request.format.map(Value::from)),
+        ]
+        .into_iter()
+        .filter_map(|(name, value)| Some((name.to_owned(), value?)))
+        .collect();
+        Ok(Json(TransformUrl {
+            url,
+            original_file: OriginalFile { id: file.id, filename: file.name, mimetype: file.raw_type },
+            transformations: Value::Object(transformations),
+        }))
+    }
+}

@@ -1,0 +1,95 @@
+//! `POST /v1/file/{id}/transform-url`: the result's shape, that its URL loads without credentials at the
+//! requested size and format, validation like delivery's, scopes and accounts.
+
+use reqwest::{Method, StatusCode};
+use serde_json::{Value, json};
+use shutterbox_model::Scope;
+
+use crate::helpers::{PNG, TestApp, assert_error};
+
+async fn transform_url(app: &TestApp, key: &str, id: &str, body: Value) -> reqwest::Response {
+    app.authed(Method::POST, &format!("/file/{id}/transform-url"), key).json(&body).send().await.unwrap()
+}
+
+#[tokio::test]
+async fn the_url_serves_the_requested_variant_without_credentials() {
+    let app = TestApp::spawn().await;
+    let file = app.upload("cat.png", "image/png", PNG).await;
+    let id = file["id"].as_str().unwrap();
+    let response = transform_url(&app, &app.key, id, json!({"w": 8, "format": "webp", "q": 70, "gray": true})).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(body["url"], format!("{}/file/default/cat.webp?w=8&q=70&gray=true&format=webp", app.base));
+    assert_eq!(body["originalFile"], json!({"id": id, "filename": "cat.png", "mimetype": "image/png"}));
+    assert_eq!(body["transformations"], json!({"w": 8, "format": "webp", "q": 70, "gray": true}));
+
+    let image = app.client.get(body["url"].as_str().unwrap()).send().await.unwrap();
+    assert_eq!(image.status(), StatusCode::OK);
+    assert_eq!(image.headers()["content-type"], "image/webp");
+    let decoded = image::load_from_memory(&image.bytes().await.unwrap()).unwrap();
+    assert_eq!((decoded.width(), decoded.height()), (8, 4));
+}
+
+#[tokio::test]
+async fn auto_and_no_format_keep_the_original_extension() {
+    let app = TestApp::spawn().await;
+    let file = app.upload("cat.png", "image/png", PNG).await;
+    let id = file["id"].as_str().unwrap();
+    for (body, expected) in [
+        (json!({"format": "auto", "q": "auto"}), "/file/default/cat.png?q=auto&format=auto"),
+        (json!({"h": 4, "fit": "contain"}), "/file/default/cat.png?h=4&fit=contain"),
+        (json!({}), "/file/default/cat.png"),
+        (json!({"format": "jpeg", "border": "2_ff0000"}), "/file/default/cat.jpg?border=2_ff0000&format=jpeg"),
+    ] {
+        let body: Value = transform_url(&app, &app.key, id, body.clone()).await.json().await.unwrap();
+        assert_eq!(body["url"], format!("{}{expected}", app.base));
+        assert_eq!(app.client.get(body["url"].as_str().unwrap()).send().await.unwrap().status(), StatusCode::OK);
+    }
+}
+
+#[tokio::test]
+async fn transformations_are_validated_like_delivery() {
+    let app = TestApp::spawn().await;
+    let file = app.upload("cat.png", "image/png", PNG).await;
+    let id = file["id"].as_str().unwrap();
+    for body in [
+        json!({"w": 0}),
+        json!({"w": 5001}),
+        json!({"w": "auto"}),
+        json!({"h": -5}),
+        json!({"fit": "stretch"}),
+        json!({"q": 0}),
+        json!({"q": "best"}),
+        json!({"q": true}),
+        json!({"blur": 0.1}),
+        json!({"rot": 400}),
+        json!({"border": "5"}),
+        json!({"crop": "1,2"}),
+        json!({"format": "heic"}),
+        json!({"sharp": "yes"}),
+        json!({"width": 100}),
+    ] {
+        let response = transform_url(&app, &app.key, id, body.clone()).await;
+        assert_error(response, StatusCode::BAD_REQUEST).await;
+    }
+}
+
+#[tokio::test]
+async fn needs_a_secret_key_an_image_and_the_callers_file() {
+    let app = TestApp::spawn().await;
+    let file = app.upload("cat.png", "image/png", PNG).await;
+    let id = file["id"].as_str().unwrap();
+    let upload = app.key_for("default", Scope::Upload).await;
+    assert_error(transform_url(&app, &upload, id, json!({"w": 5})).await, StatusCode::FORBIDDEN).await;
+    let other = app.key_for("other", Scope::Secret).await;
+    assert_error(transform_url(&app, &other, id, json!({"w": 5})).await, StatusCode::NOT_FOUND).await;
+    assert_error(transform_url(&app, "nope", id, json!({"w": 5})).await, StatusCode::UNAUTHORIZED).await;
+    let missing = "0193a6c4-7f5e-7b7a-9c1e-2a9f3b1d4e5f";
+    assert_error(transform_url(&app, &app.key, missing, json!({"w": 5})).await, StatusCode::NOT_FOUND).await;
+    let text = app.upload("notes.txt", "text/plain", b"hi").await;
+    let response = transform_url(&app, &app.key, text["id"].as_str().unwrap(), json!({"w": 5})).await;
+    assert_error(response, StatusCode::BAD_REQUEST).await;
+    // Delivery under /file/ is unaffected by the route beside it.
+    let get = app.client.get(file["secureUrl"].as_str().unwrap()).send().await.unwrap();
+    assert_eq!(get.status(), StatusCode::OK);
+}
