@@ -9,9 +9,10 @@ use poem::{
 };
 use shutterbox_metadata::{MetadataStore, SqlMetadata};
 use shutterbox_model::{AccountName, Scope};
+use shutterbox_pipeline::RenderOptions;
 use shutterbox_queue::InProcessQueue;
 use shutterbox_storage::LocalStore;
-use shutterbox_worker::Worker;
+use shutterbox_worker::{Renderer, Worker};
 use tokio::sync::watch;
 
 use crate::{
@@ -89,13 +90,15 @@ impl Application {
             upload_expiry_secs: config.upload_expiry_secs,
             cache_max_age_secs: config.cache_max_age_secs,
         };
+        let renderer =
+            Renderer::new(metadata.clone(), store.clone(), RenderOptions { max_pixels: config.max_source_pixels });
         let state = AppState {
             settings: Arc::new(settings),
             metadata,
             store,
             limiter: Arc::new(InProcessLimiter::new(config.rate_limit)),
             queue: Arc::new(InProcessQueue::new()),
-            variants: VariantCache::new(config.cache_bytes, config.max_source_pixels),
+            variants: VariantCache::new(config.cache_bytes, renderer),
         };
         Ok(Self { acceptor, port: local.port(), public_url, state, workers: config.workers, bootstrap_key })
     }
@@ -118,7 +121,8 @@ impl Application {
     pub async fn run_until(self, shutdown: impl Future<Output = ()> + Send) -> io::Result<()> {
         let (stop_workers, workers_stopped) = watch::channel(false);
         let workers = (self.workers > 0).then(|| {
-            let worker = Worker::new(self.state.queue.clone(), self.state.store.clone());
+            let worker =
+                Worker::new(self.state.queue.clone(), self.state.store.clone(), self.state.variants.renderer().clone());
             tokio::spawn(worker.run(self.workers, workers_stopped))
         });
         let app = routes(self.state);

@@ -1,53 +1,46 @@
-//! Transformed images ("variants"): rendered on demand through the pure pipeline on the blocking pool,
-//! kept in a byte-bounded in-memory LRU keyed by `VariantKey` (file id + canonical parameters + target
-//! format, so parameter order never splits the cache). Concurrent misses for one key render once: the
-//! cache's `try_get_with` lets one caller render while the others wait for its result.
+//! Transformed images ("variants") as the delivery path sees them: a byte-bounded in-memory LRU keyed by
+//! `VariantKey` (file id + the variant's digest, so parameter order never splits the cache) in front of the
+//! worker crate's `Renderer`, which finds a stored variant or renders one from the original. Concurrent
+//! misses for one key resolve once: the cache's `try_get_with` lets one caller load while the others wait
+//! for its result. A fresh render is kept in the store in the background, so the response never waits for
+//! that write and the next process to need the variant reads it instead of rendering it again.
 
 use std::sync::{
     Arc,
     atomic::{AtomicU64, Ordering},
 };
 
-use bytes::Bytes;
-use futures_util::TryStreamExt;
 use moka::future::Cache;
-use sha2::{Digest, Sha256};
 use shutterbox_metadata::FileRecord;
-use shutterbox_pipeline::{PipelineError, RenderOptions, Target, Transform, render};
-use shutterbox_storage::ObjectKey;
+use shutterbox_worker::{Renderer, Variant, VariantError, VariantSpec};
 
-use crate::{error::ApiError, state::AppState};
+use crate::{error::ApiError, state::now_ms};
 
+/// A variant's name in the cache: whose it is and which one.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct VariantKey {
     pub file_id: String,
-    pub canonical: String,
-    pub target: Target,
+    pub digest: String,
 }
 
 impl VariantKey {
-    pub fn new(file_id: &str, transform: &Transform, target: Target) -> Self {
-        Self { file_id: file_id.to_owned(), canonical: transform.canonical(), target }
+    pub fn new(file_id: &str, spec: &VariantSpec) -> Self {
+        Self { file_id: file_id.to_owned(), digest: spec.digest() }
     }
 
     /// A strong ETag: the file is immutable and the pipeline deterministic, so the key names the bytes.
     pub fn etag(&self) -> String {
-        let digest = Sha256::digest(format!("{}|{:?}", self.canonical, self.target));
-        format!("\"{}-{}\"", self.file_id, &hex::encode(digest)[..16])
+        format!("\"{}-{}\"", self.file_id, self.digest)
     }
-}
-
-/// A rendered variant.
-#[derive(Debug)]
-pub struct Variant {
-    pub bytes: Bytes,
-    pub mime: &'static str,
 }
 
 /// Counters exported on `/metrics`.
 #[derive(Debug, Default)]
 pub struct VariantStats {
+    /// Renders made by this process on the delivery path (jobs are not counted).
     pub renders: AtomicU64,
+    /// Variants read back from the object store on a memory miss.
+    pub stored_hits: AtomicU64,
     pub hits: AtomicU64,
     pub misses: AtomicU64,
 }
@@ -55,51 +48,52 @@ pub struct VariantStats {
 #[derive(Clone)]
 pub struct VariantCache {
     cache: Cache<VariantKey, Arc<Variant>>,
+    renderer: Renderer,
     pub stats: Arc<VariantStats>,
-    options: RenderOptions,
 }
 
 impl VariantCache {
-    pub fn new(max_bytes: u64, max_source_pixels: u64) -> Self {
+    pub fn new(max_bytes: u64, renderer: Renderer) -> Self {
         let cache = Cache::builder()
             .max_capacity(max_bytes)
             .weigher(|_key: &VariantKey, variant: &Arc<Variant>| u32::try_from(variant.bytes.len()).unwrap_or(u32::MAX))
             .support_invalidation_closures()
             .build();
-        Self { cache, stats: Arc::default(), options: RenderOptions { max_pixels: max_source_pixels } }
+        Self { cache, renderer, stats: Arc::default() }
     }
 
-    /// The variant for `key`, rendered from `file`'s original on a miss.
-    pub async fn get(
-        &self,
-        state: &AppState,
-        file: &FileRecord,
-        key: VariantKey,
-        transform: Transform,
-    ) -> Result<Arc<Variant>, ApiError> {
+    /// The renderer behind the cache (the in-process workers share it).
+    pub fn renderer(&self) -> &Renderer {
+        &self.renderer
+    }
+
+    /// The variant `spec` of `file`: from memory, else the store, else rendered now.
+    pub async fn get(&self, file: &FileRecord, spec: VariantSpec) -> Result<Arc<Variant>, ApiError> {
+        let key = VariantKey::new(&file.id, &spec);
         if let Some(hit) = self.cache.get(&key).await {
             self.stats.hits.fetch_add(1, Ordering::Relaxed);
             return Ok(hit);
         }
         self.stats.misses.fetch_add(1, Ordering::Relaxed);
-        let target = key.target;
-        let result = self
-            .cache
-            .try_get_with(key, async {
-                let source = read_original(state, file).await?;
-                self.stats.renders.fetch_add(1, Ordering::Relaxed);
-                let options = self.options;
-                let rendered = tokio::task::spawn_blocking(move || render(&source, &transform, target, options))
-                    .await
-                    .map_err(ApiError::internal)?
-                    .map_err(pipeline_error)?;
-                Ok::<_, ApiError>(Arc::new(Variant {
-                    bytes: Bytes::from(rendered.bytes),
-                    mime: rendered.format.mime(),
-                }))
-            })
-            .await;
+        let result = self.cache.try_get_with(key, self.load(file, spec)).await;
         result.map_err(|shared: Arc<ApiError>| (*shared).clone())
+    }
+
+    async fn load(&self, file: &FileRecord, spec: VariantSpec) -> Result<Arc<Variant>, ApiError> {
+        if let Some(stored) = self.renderer.stored(file, &spec).await.map_err(variant_error)? {
+            self.stats.stored_hits.fetch_add(1, Ordering::Relaxed);
+            return Ok(Arc::new(stored));
+        }
+        self.stats.renders.fetch_add(1, Ordering::Relaxed);
+        let variant = self.renderer.render(file, &spec).await.map_err(variant_error)?;
+        let (renderer, file, kept) = (self.renderer.clone(), file.clone(), variant.clone());
+        tokio::spawn(async move {
+            if let Err(e) = renderer.persist(&file, &spec, &kept, now_ms()).await {
+                // The variant is still served from memory and rendered again when needed; nothing is lost.
+                tracing::warn!(error = %e, file = %file.id, "could not keep a rendered variant");
+            }
+        });
+        Ok(Arc::new(variant))
     }
 
     /// Forgets every variant of a file (on delete).
@@ -111,21 +105,12 @@ impl VariantCache {
     }
 }
 
-async fn read_original(state: &AppState, file: &FileRecord) -> Result<Vec<u8>, ApiError> {
-    let key = ObjectKey::parse(&file.object_key).map_err(ApiError::internal)?;
-    let stream = state
-        .store
-        .read(&key, None)
-        .await?
-        .ok_or_else(|| ApiError::internal(format!("object {key} of file {} is missing", file.id)))?;
-    let mut bytes = Vec::with_capacity(usize::try_from(file.size).unwrap_or(0));
-    let mut stream = stream;
-    while let Some(chunk) = stream.try_next().await.map_err(ApiError::internal)? {
-        bytes.extend_from_slice(&chunk);
+/// The one place a variant failure becomes an HTTP status.
+fn variant_error(e: VariantError) -> ApiError {
+    match e {
+        VariantError::Rejected(e) => ApiError::bad_request(e.to_string()),
+        VariantError::Store(e) => e.into(),
+        VariantError::Metadata(e) => e.into(),
+        other => ApiError::internal(other),
     }
-    Ok(bytes)
-}
-
-fn pipeline_error(e: PipelineError) -> ApiError {
-    if e.is_client_error() { ApiError::bad_request(e.to_string()) } else { ApiError::internal(e) }
 }

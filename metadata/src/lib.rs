@@ -8,7 +8,7 @@ mod sql;
 use async_trait::async_trait;
 use shutterbox_model::{AccountName, KeyHash, Scope};
 
-pub use records::{Account, ConfirmOutcome, FileRecord, KeyRecord, NewFile, PendingUpload};
+pub use records::{Account, ConfirmOutcome, DeletedFile, FileRecord, KeyRecord, NewFile, PendingUpload, VariantRecord};
 pub use sql::SqlMetadata;
 
 #[derive(Debug, thiserror::Error)]
@@ -81,6 +81,17 @@ pub trait MetadataStore: Send + Sync + 'static {
     /// One page of the account's files, newest first, and the total count.
     async fn list_files(&self, account_id: &str, offset: u64, limit: u64) -> Result<(Vec<FileRecord>, u64)>;
 
-    /// Deletes the file's record and returns it; `None` when the account has no such file.
-    async fn delete_file(&self, account_id: &str, id: &str) -> Result<Option<FileRecord>>;
+    /// A file by id alone (public thumbnail; no account check).
+    async fn file_by_id(&self, id: &str) -> Result<Option<FileRecord>>;
+
+    /// A stored variant of a file.
+    async fn variant(&self, file_id: &str, digest: &str) -> Result<Option<VariantRecord>>;
+
+    /// Records a stored variant; `false` when it was already recorded or the file no longer exists (the
+    /// caller then owns the object and removes it).
+    async fn put_variant(&self, variant: &VariantRecord, now_ms: i64) -> Result<bool>;
+
+    /// Deletes the file's record and its variant records, and returns both; `None` when the account has no
+    /// such file.
+    async fn delete_file(&self, account_id: &str, id: &str) -> Result<Option<DeletedFile>>;
 }

@@ -85,3 +85,21 @@ pub struct FileRecord {
     pub created_at_ms: i64,
     pub updated_at_ms: i64,
 }
+
+/// A rendered variant kept in the object store.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VariantRecord {
+    pub file_id: String,
+    /// Names the variant: a digest of its canonical parameters and target format.
+    pub digest: String,
+    pub object_key: String,
+    pub content_type: String,
+    pub size: u64,
+}
+
+/// What deleting a file removed from the metadata: the objects of all of it are the caller's to remove.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeletedFile {
+    pub file: FileRecord,
+    pub variants: Vec<VariantRecord>,
+}

@@ -14,11 +14,15 @@ use sqlx::{
 use uuid::Uuid;
 
 use crate::{
-    Account, ConfirmOutcome, FileRecord, KeyRecord, MetadataError, MetadataStore, NewFile, PendingUpload, Result,
+    Account, ConfirmOutcome, DeletedFile, FileRecord, KeyRecord, MetadataError, MetadataStore, NewFile, PendingUpload,
+    Result, VariantRecord,
 };
 
 /// Migrations are compiled in, so the binary needs no files beside it.
-const MIGRATIONS: &[(i64, &str, &str)] = &[(1, "initial", include_str!("../../migrations/0001_initial.sql"))];
+const MIGRATIONS: &[(i64, &str, &str)] = &[
+    (1, "initial", include_str!("../../migrations/0001_initial.sql")),
+    (2, "variants", include_str!("../../migrations/0002_variants.sql")),
+];
 
 /// How many differently-suffixed names confirm tries before giving up on a clash.
 const NAME_ATTEMPTS: usize = 8;
@@ -106,6 +110,16 @@ fn file_of(row: &AnyRow) -> Result<FileRecord> {
         size: count(row, "size")?,
         created_at_ms: row.try_get("created_at")?,
         updated_at_ms: row.try_get("updated_at")?,
+    })
+}
+
+fn variant_of(row: &AnyRow) -> Result<VariantRecord> {
+    Ok(VariantRecord {
+        file_id: text(row, "file_id")?,
+        digest: text(row, "digest")?,
+        object_key: text(row, "object_key")?,
+        content_type: text(row, "content_type")?,
+        size: count(row, "size")?,
     })
 }
 
@@ -350,17 +364,60 @@ impl MetadataStore for SqlMetadata {
         Ok((files, total))
     }
 
-    async fn delete_file(&self, account_id: &str, id: &str) -> Result<Option<FileRecord>> {
-        let Some(file) = self.file(account_id, id).await? else {
+    async fn file_by_id(&self, id: &str) -> Result<Option<FileRecord>> {
+        let sql = format!("SELECT {FILE_COLUMNS} FROM files WHERE id = $1");
+        let row = sqlx::query(sqlx::AssertSqlSafe(sql)).bind(id).fetch_optional(&self.pool).await?;
+        row.as_ref().map(file_of).transpose()
+    }
+
+    async fn variant(&self, file_id: &str, digest: &str) -> Result<Option<VariantRecord>> {
+        let row = sqlx::query(
+            "SELECT file_id, digest, object_key, content_type, size FROM variants WHERE file_id = $1 AND digest = $2",
+        )
+        .bind(file_id)
+        .bind(digest)
+        .fetch_optional(&self.pool)
+        .await?;
+        row.as_ref().map(variant_of).transpose()
+    }
+
+    async fn put_variant(&self, variant: &VariantRecord, now_ms: i64) -> Result<bool> {
+        let inserted = sqlx::query(
+            "INSERT INTO variants (file_id, digest, object_key, content_type, size, created_at) \
+             SELECT $1, $2, $3, $4, $5, $6 WHERE EXISTS (SELECT 1 FROM files WHERE id = $1) \
+             ON CONFLICT (file_id, digest) DO NOTHING",
+        )
+        .bind(&variant.file_id)
+        .bind(&variant.digest)
+        .bind(&variant.object_key)
+        .bind(&variant.content_type)
+        .bind(as_i64(variant.size))
+        .bind(now_ms)
+        .execute(&self.pool)
+        .await?
+        .rows_affected();
+        Ok(inserted == 1)
+    }
+
+    async fn delete_file(&self, account_id: &str, id: &str) -> Result<Option<DeletedFile>> {
+        let mut tx = self.pool.begin().await?;
+        // Writes first (see confirm_pending); the variant rows go with the file in one transaction, so the
+        // caller learns every variant object it must remove.
+        let sql = format!("DELETE FROM files WHERE id = $1 AND account_id = $2 RETURNING {FILE_COLUMNS}");
+        let row = sqlx::query(sqlx::AssertSqlSafe(sql)).bind(id).bind(account_id).fetch_optional(&mut *tx).await?;
+        let Some(row) = row else {
+            tx.rollback().await?;
             return Ok(None);
         };
-        let deleted = sqlx::query("DELETE FROM files WHERE id = $1 AND account_id = $2")
-            .bind(id)
-            .bind(account_id)
-            .execute(&self.pool)
-            .await?
-            .rows_affected();
-        // A concurrent delete may have won; only the one that removed the row reports the file.
-        Ok((deleted == 1).then_some(file))
+        let file = file_of(&row)?;
+        let rows = sqlx::query(
+            "DELETE FROM variants WHERE file_id = $1 RETURNING file_id, digest, object_key, content_type, size",
+        )
+        .bind(id)
+        .fetch_all(&mut *tx)
+        .await?;
+        let variants = rows.iter().map(variant_of).collect::<Result<Vec<_>>>()?;
+        tx.commit().await?;
+        Ok(Some(DeletedFile { file, variants }))
     }
 }

@@ -24,6 +24,30 @@ pub enum Target {
     Source,
 }
 
+impl Target {
+    /// A stable name, for job payloads and digests: `source`, `auto`, or the format's name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Source => "source",
+            Self::Auto => "auto",
+            Self::Format(OutputFormat::Jpeg) => "jpeg",
+            Self::Format(OutputFormat::Png) => "png",
+            Self::Format(OutputFormat::Webp) => "webp",
+            Self::Format(OutputFormat::Avif) => "avif",
+            Self::Format(OutputFormat::Gif) => "gif",
+            Self::Format(OutputFormat::Tiff) => "tiff",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<Self> {
+        match name {
+            "source" => Some(Self::Source),
+            "auto" => Some(Self::Auto),
+            other => crate::Format::parse(other).and_then(OutputFormat::from_requested).map(Self::Format),
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy)]
 pub struct RenderOptions {
     /// Largest source accepted, in pixels, checked against the header before decoding.

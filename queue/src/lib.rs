@@ -20,6 +20,10 @@ pub enum Job {
     /// Remove a stored object whose inline removal failed (a deleted file's bytes, a confirm's leftovers),
     /// so a failed step leaves no orphan behind.
     DeleteObject { key: String },
+    /// Render a variant of a file and keep it in the object store (thumbnails on confirm, transform-url
+    /// variants), so its first request is already a hit. `query` is in delivery syntax; `target` is a
+    /// `Target` name (`source`, `auto`, `webp`, …).
+    RenderVariant { file_id: String, query: String, target: String },
 }
 
 /// A job handed to a worker, with how many times it has been tried before.

@@ -21,6 +21,11 @@ impl ObjectKey {
         Self(format!("files/{file_id}/original"))
     }
 
+    /// The key of a rendered variant of a file, named by its digest.
+    pub fn variant(file_id: &str, digest: &str) -> Self {
+        Self(format!("files/{file_id}/v/{digest}"))
+    }
+
     /// Accepts only what this service mints: lower-case ASCII letters, digits, `-` and `_` in non-empty
     /// `/`-separated segments.
     pub fn parse(key: &str) -> Result<Self, KeyError> {

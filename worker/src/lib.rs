@@ -1,26 +1,48 @@
 //! Job execution. A `Worker` pulls jobs from the queue, runs each against the backends, acks it on success
 //! and hands it back with exponential backoff on failure. The same code runs inside `serve` (embedded,
-//! in-process queue) and in separate worker processes (distributed mode).
+//! in-process queue) and in separate worker processes (distributed mode). `variants` holds the
+//! render-and-keep code the API's on-demand path shares.
+
+pub mod variants;
 
 use std::{sync::Arc, time::Duration};
 
+use shutterbox_metadata::MetadataError;
+use shutterbox_pipeline::{Target, Transform};
 use shutterbox_queue::{Delivery, Job, JobQueue};
 use shutterbox_storage::{ObjectKey, ObjectStore, StoreError};
 use tokio::{sync::watch, task::JoinSet};
+pub use variants::{Renderer, Variant, VariantError, VariantSpec};
 
 #[derive(Debug, thiserror::Error)]
 pub enum JobError {
     #[error("job names a malformed object key '{0}'")]
     MalformedKey(String),
+    #[error("job carries an invalid variant: {0}")]
+    BadVariant(String),
     #[error(transparent)]
     Store(#[from] StoreError),
+    #[error(transparent)]
+    Metadata(#[from] MetadataError),
+    #[error(transparent)]
+    Variant(#[from] VariantError),
 }
 
 impl JobError {
     /// Whether trying again could succeed.
     fn is_transient(&self) -> bool {
-        matches!(self, Self::Store(_))
+        match self {
+            Self::Store(_) | Self::Metadata(_) => true,
+            Self::Variant(e) => !matches!(e, VariantError::Rejected(_) | VariantError::MalformedKey(_)),
+            Self::MalformedKey(_) | Self::BadVariant(_) => false,
+        }
     }
+}
+
+fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
 }
 
 /// Backoff before attempt `attempt + 1`: 1 s, 2 s, 4 s … capped at one minute.
@@ -32,12 +54,13 @@ pub fn backoff(attempt: u32, base: Duration) -> Duration {
 pub struct Worker {
     queue: Arc<dyn JobQueue>,
     store: Arc<dyn ObjectStore>,
+    renderer: Renderer,
     retry_base: Duration,
 }
 
 impl Worker {
-    pub fn new(queue: Arc<dyn JobQueue>, store: Arc<dyn ObjectStore>) -> Self {
-        Self { queue, store, retry_base: Duration::from_secs(1) }
+    pub fn new(queue: Arc<dyn JobQueue>, store: Arc<dyn ObjectStore>, renderer: Renderer) -> Self {
+        Self { queue, store, renderer, retry_base: Duration::from_secs(1) }
     }
 
     /// The first retry's delay (tests shorten it).
@@ -52,6 +75,14 @@ impl Worker {
             Job::DeleteObject { key } => {
                 let key = ObjectKey::parse(key).map_err(|_| JobError::MalformedKey(key.clone()))?;
                 self.store.delete(&key).await?;
+                Ok(())
+            }
+            Job::RenderVariant { file_id, query, target } => {
+                let transform = Transform::from_query(query).map_err(|e| JobError::BadVariant(e.to_string()))?;
+                let target = Target::parse(target).ok_or_else(|| JobError::BadVariant(format!("target '{target}'")))?;
+                // A file deleted since the job was queued needs nothing.
+                let Some(file) = self.renderer.metadata().file_by_id(file_id).await? else { return Ok(()) };
+                self.renderer.ensure(&file, &VariantSpec { transform, target }, now_ms()).await?;
                 Ok(())
             }
         }
@@ -110,6 +141,8 @@ mod tests {
 
     use async_trait::async_trait;
     use bytes::Bytes;
+    use shutterbox_metadata::SqlMetadata;
+    use shutterbox_pipeline::RenderOptions;
     use shutterbox_queue::InProcessQueue;
     use shutterbox_storage::{ByteRange, ByteStream, LocalStore, ObjectInfo};
 
@@ -151,6 +184,12 @@ mod tests {
         }
     }
 
+    async fn worker(dir: &tempfile::TempDir, queue: Arc<InProcessQueue>, store: Arc<FlakyStore>) -> Worker {
+        let metadata = Arc::new(SqlMetadata::open_sqlite(&dir.path().join("meta.db")).await.unwrap());
+        let renderer = Renderer::new(metadata, store.clone(), RenderOptions::default());
+        Worker::new(queue, store, renderer).with_retry_base(Duration::from_millis(1))
+    }
+
     async fn setup(failures: u32) -> (tempfile::TempDir, Arc<InProcessQueue>, Arc<FlakyStore>, ObjectKey) {
         let dir = tempfile::tempdir().unwrap();
         let inner = LocalStore::open(dir.path(), "http://x/storage".into()).await.unwrap();
@@ -177,7 +216,7 @@ mod tests {
     async fn a_failed_delete_is_retried_until_it_succeeds() {
         let (_dir, queue, store, key) = setup(2).await;
         queue.enqueue(Job::DeleteObject { key: key.to_string() }).await.unwrap();
-        let worker = Worker::new(queue.clone(), store.clone()).with_retry_base(Duration::from_millis(1));
+        let worker = worker(&_dir, queue.clone(), store.clone()).await;
         run_until_drained(worker, &queue).await;
         assert_eq!(store.stat(&key).await.unwrap(), None);
         assert!(queue.dead_letters().await.unwrap().is_empty());
@@ -188,10 +227,20 @@ mod tests {
         let (_dir, queue, store, key) = setup(u32::MAX).await;
         let job = Job::DeleteObject { key: key.to_string() };
         queue.enqueue(job.clone()).await.unwrap();
-        let worker = Worker::new(queue.clone(), store.clone()).with_retry_base(Duration::from_millis(1));
+        let worker = worker(&_dir, queue.clone(), store.clone()).await;
         run_until_drained(worker, &queue).await;
         assert_eq!(queue.dead_letters().await.unwrap(), vec![job]);
         assert!(store.stat(&key).await.unwrap().is_some());
+    }
+
+    #[tokio::test]
+    async fn a_render_job_for_a_deleted_file_is_done_at_once() {
+        let (dir, queue, store, _key) = setup(0).await;
+        let worker = worker(&dir, queue.clone(), store).await;
+        let job = Job::RenderVariant { file_id: "gone".into(), query: "w=10".into(), target: "webp".into() };
+        worker.execute(&job).await.unwrap();
+        let bad = Job::RenderVariant { file_id: "gone".into(), query: "w=0".into(), target: "webp".into() };
+        assert!(matches!(worker.execute(&bad).await, Err(JobError::BadVariant(_))));
     }
 
     #[test]

@@ -22,6 +22,8 @@ use shutterbox_model::path::{extension, stem};
 use shutterbox_pipeline::{Format, OutputFormat, Target, Transform};
 use shutterbox_storage::{ByteRange, ObjectKey};
 
+use shutterbox_worker::VariantSpec;
+
 use crate::{error::ApiError, state::AppState, variants::VariantKey};
 
 /// `GET|HEAD /v1/file/<path>`.
@@ -76,15 +78,16 @@ async fn variant(
     transform: Transform,
     target: Target,
 ) -> Result<Response, ApiError> {
-    let key = VariantKey::new(&file.id, &transform, target);
-    let etag = key.etag();
+    let spec = VariantSpec { transform, target };
+    let etag = VariantKey::new(&file.id, &spec).etag();
     let cache_control = format!("public, max-age={}", state.settings.cache_max_age_secs);
     let builder = Response::builder().header(header::ETAG, etag.as_str()).header(header::CACHE_CONTROL, cache_control);
     if etag_matches(req, &etag) {
         return Ok(builder.status(StatusCode::NOT_MODIFIED).finish());
     }
-    let variant = state.variants.get(state, &file, key, transform).await?;
-    let builder = builder.content_type(variant.mime).header(header::CONTENT_LENGTH, variant.bytes.len());
+    let variant = state.variants.get(&file, spec).await?;
+    let builder =
+        builder.content_type(variant.content_type.as_str()).header(header::CONTENT_LENGTH, variant.bytes.len());
     if req.method() == Method::HEAD {
         return Ok(builder.finish());
     }

@@ -103,16 +103,19 @@ impl FilesApi {
         id: Path<String>,
     ) -> Result<Json<Message>, ApiError> {
         caller.require(Operation::Delete)?;
-        let file = state
+        let deleted = state
             .metadata
             .delete_file(&caller.account_id, &id)
             .await?
             .ok_or_else(|| ApiError::not_found("no file with this id"))?;
-        state.variants.forget(&file.id);
-        // The record is gone, so the file is already unreachable; the bytes go now or by a retried job.
-        match ObjectKey::parse(&file.object_key) {
-            Ok(key) => state.discard(&key).await,
-            Err(_) => tracing::warn!(key = %file.object_key, "deleted file had a malformed object key"),
+        state.variants.forget(&deleted.file.id);
+        // The records are gone, so the file is already unreachable; the bytes go now or by a retried job.
+        let keys = std::iter::once(&deleted.file.object_key).chain(deleted.variants.iter().map(|v| &v.object_key));
+        for key in keys {
+            match ObjectKey::parse(key) {
+                Ok(key) => state.discard(&key).await,
+                Err(_) => tracing::warn!(%key, "deleted file had a malformed object key"),
+            }
         }
         Ok(Json(Message { message: "File deleted".into() }))
     }

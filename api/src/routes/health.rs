@@ -37,7 +37,12 @@ pub async fn metrics(state: Data<&AppState>) -> poem::Response {
     let stats = &state.variants.stats;
     let mut out = String::new();
     for (name, help, value) in [
-        ("shutterbox_renders_total", "Variants rendered.", stats.renders.load(Ordering::Relaxed)),
+        ("shutterbox_renders_total", "Variants rendered to answer a request.", stats.renders.load(Ordering::Relaxed)),
+        (
+            "shutterbox_variant_store_hits_total",
+            "Variant requests answered from a stored variant.",
+            stats.stored_hits.load(Ordering::Relaxed),
+        ),
         (
             "shutterbox_variant_cache_hits_total",
             "Variant requests served from memory.",
