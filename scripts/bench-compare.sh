@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Shutterbox's render pipeline against sharp (libvips) on the same five operations, one table:
+# Shutterbox's render pipeline against sharp (libvips) on the same six operations, one table:
 #
 #   scripts/bench-compare.sh
 #
@@ -23,7 +23,7 @@ sharp_dir=${SHARP_BENCH_DIR:-$target/sharp-bench}
 out=$target/bench-compare
 mkdir -p "$out"
 
-if [[ ! -f $corpus/photo-4000x3000.jpg || ! -f $corpus/photo-1200x800.jpg ]]; then
+if [[ ! -f $corpus/photo-4000x3000.jpg || ! -f $corpus/photo-1200x800.jpg || ! -f $corpus/photo-8640x5760.jpg ]]; then
   echo "== writing the corpus into $corpus" >&2
   cargo run --release --locked -p shutterbox-pipeline --example make_corpus -- "$corpus" >&2
 fi
@@ -52,6 +52,7 @@ labels = {
     "jpeg4000_w800_avif": "4000×3000 JPEG → 800 px AVIF (default q)",
     "jpeg4000_cover200_jpeg": "4000×3000 JPEG → 200×200 cover JPEG q80",
     "jpeg1200_blur5_gray_jpeg": "1200×800 JPEG blur 5 + gray → JPEG q80",
+    "jpeg50mp_w800_jpeg_q80": "8640×5760 JPEG (49.8 MP) → 800 px JPEG q80",
 }
 
 ours_bytes = {}

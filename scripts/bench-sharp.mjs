@@ -1,4 +1,4 @@
-// The five operations of pipeline/benches/render.rs, timed with sharp (libvips) for comparison; the driver
+// The six operations of pipeline/benches/render.rs, timed with sharp (libvips) for comparison; the driver
 // scripts/bench-compare.sh runs both and prints one table.
 //
 // Needs sharp installed in a scratch directory OUTSIDE the repo (the npm package ships its own libvips):
@@ -18,7 +18,7 @@
 // Output (stdout): JSON {sharp, libvips, concurrency, ops: [{id, runs, median_ms, min_ms, bytes, width,
 // height}]}. Progress goes to stderr.
 
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 
@@ -39,6 +39,7 @@ if (process.env.SHARP_CONCURRENCY) sharp.concurrency(Number(process.env.SHARP_CO
 
 const PHOTO = 'photo-4000x3000.jpg';
 const SMALL_PHOTO = 'photo-1200x800.jpg';
+const HUGE_PHOTO = 'photo-8640x5760.jpg'; // optional: skipped when missing
 const w800 = { width: 800, withoutEnlargement: true };
 
 // Same ids as pipeline/benches/render.rs.
@@ -58,6 +59,7 @@ const OPS = [
     runs: 15,
     fn: (b) => sharp(b).blur(5).grayscale().jpeg({ quality: 80 }),
   },
+  { id: 'jpeg50mp_w800_jpeg_q80', src: HUGE_PHOTO, runs: 7, fn: (b) => sharp(b).resize(w800).jpeg({ quality: 80 }) },
 ];
 
 const only = process.env.SHARP_OPS ? new Set(process.env.SHARP_OPS.split(',')) : null;
@@ -72,6 +74,10 @@ const median = (xs) => {
 const results = [];
 for (const op of OPS) {
   if (only && !only.has(op.id)) continue;
+  if (!existsSync(path.join(corpus, op.src))) {
+    console.error(`${op.id}: SKIPPED, ${op.src} is not in ${corpus}`);
+    continue;
+  }
   const input = readFileSync(path.join(corpus, op.src));
   let last;
   for (let i = 0; i < WARMUP; i++) last = await op.fn(input).toBuffer({ resolveWithObject: true });

@@ -5,6 +5,7 @@
 //! | `photo-4000x3000.jpg` | photo-like (sky, textured ground, hard-edged objects, vignette, grain), baseline, q90, 4:2:0 |
 //! | `photo-1200x800.jpg` | the same kind of picture, smaller |
 //! | `tall-500x5000.jpg` | the same kind of picture, very tall |
+//! | `photo-8640x5760.jpg` | the same kind of picture, 49.8 megapixels (just under the default 50 MP budget) |
 //! | `alpha-800x600.png` | RGBA graphic with an alpha gradient and an opaque disc |
 //! | `animated-320x240.gif` | 8 frames, a ball moving over a gradient, looping |
 //!
@@ -212,6 +213,8 @@ fn main() {
         ("photo-4000x3000.jpg", 4000, 3000, 0x5eed_0001),
         ("photo-1200x800.jpg", 1200, 800, 0x5eed_0002),
         ("tall-500x5000.jpg", 500, 5000, 0x5eed_0003),
+        // 49.8 MP, just inside the default 50 MP source budget: the memory bench (shrink-on-load).
+        ("photo-8640x5760.jpg", 8640, 5760, 0x5eed_0005),
     ] {
         write_jpeg(&dir.join(name), &photo(width, height, seed), 90);
         report(name);

@@ -7,6 +7,8 @@
 //! `render` runs the fixed order decode → crop → rot → resize → blur → sharp → gray → border → encode, with
 //! `decode`, `ops` and `encode` doing the steps.
 //!
+//! `placeholder` draws the thumbnails of files that have no picture of their own.
+//!
 //! `geometry` plans a resize (scaled size, `cover` crop, `contain` padding, output size) from the source
 //! size, `w`, `h` and `fit`, matching sharp's `resize({ fit, withoutEnlargement: true })` exactly.
 
@@ -15,12 +17,14 @@ pub mod encode;
 pub mod geometry;
 pub mod ops;
 pub mod params;
+pub mod placeholder;
 pub mod render;
 
 pub use decode::SourceFormat;
 pub use encode::OutputFormat;
 pub use geometry::{Padding, Rect, ResizePlan, Size, plan_resize};
 pub use params::{Border, Crop, Fit, Format, ParamError, Quality, Transform};
+pub use placeholder::{PLACEHOLDER_SIZE, PlaceholderKind, placeholder_png};
 pub use render::{RenderOptions, Rendered, Target, render};
 
 use params::Crop as CropRect;
@@ -28,7 +32,7 @@ use params::Crop as CropRect;
 /// Why an image could not be rendered.
 #[derive(Debug, thiserror::Error)]
 pub enum PipelineError {
-    #[error("the file is not an image in a supported format (JPEG, PNG, WebP, GIF, TIFF or BMP)")]
+    #[error("the file is not an image in a supported format (JPEG, PNG, WebP, GIF, TIFF, BMP or AVIF)")]
     UnsupportedFormat,
     #[error("the image is {width}x{height} pixels, more than the {max_pixels} pixels allowed")]
     TooManyPixels { width: u32, height: u32, max_pixels: u64 },

@@ -1,14 +1,23 @@
 //! `render`: source bytes + `Transform` → encoded output, in the fixed order of DESIGN.md §4: decode
 //! (EXIF auto-orient) → crop → rot → resize → blur → sharp → gray → border → encode. The order of the
 //! request's parameters never matters.
+//!
+//! Two shortcuts keep that order's result while doing less work:
+//! - *Shrink-on-load* (`shrink_on_load`): when a JPEG is about to be scaled down at least 2×, it is
+//!   decoded at 1/2, 1/4 or 1/8 size and the resize starts from there, as libvips does. The resize plan is
+//!   still computed from the full-size geometry, so output sizes are exactly sharp's.
+//! - *Gray first*: gray is a fixed linear mix of the channels, and blur is linear and works per channel,
+//!   so gray(blur(x)) = blur(gray(x)) up to rounding; with `gray` and no `sharp` (the unsharp mask's
+//!   threshold is not linear) gray runs right after the resize, and the blur handles one channel, not
+//!   three.
 
 use image::{DynamicImage, GenericImageView};
 
 use crate::{
     PipelineError,
-    decode::{SourceFormat, decode},
+    decode::{SourceFormat, decode_shrunk},
     encode::{OutputFormat, encode},
-    geometry::plan_resize,
+    geometry::{Size, plan_resize},
     ops,
     params::{Quality, Transform},
 };
@@ -85,6 +94,7 @@ fn source_output(source: SourceFormat) -> OutputFormat {
         SourceFormat::Webp => OutputFormat::Webp,
         SourceFormat::Gif => OutputFormat::Gif,
         SourceFormat::Tiff => OutputFormat::Tiff,
+        SourceFormat::Avif => OutputFormat::Avif,
     }
 }
 
@@ -127,6 +137,40 @@ fn has_partial_alpha(image: &DynamicImage) -> bool {
     image.color().has_alpha() && image.to_rgba8().pixels().any(|p| p.0[3] != 255 && p.0[3] != 0)
 }
 
+/// How far a JPEG of upright size `full` may be shrunk on load (1, 2, 4 or 8) for `transform`.
+///
+/// - Only when the resize is the first step that changes the pixels' scale: a `crop` is given in
+///   full-size pixels (1 px accuracy could not survive a 1/8 decode), and a rotation other than a right
+///   angle grows the canvas from the full size; either one disables it.
+/// - Like sharp (`fastShrinkOnLoad`, its default): the largest n of 8, 4, 2 not above the smaller of the
+///   two shrink factors, halved when that factor's integer part equals n exactly, so the decoded image is
+///   always reduced further by the resize (libjpeg's scaled sizes round up, and a resize from exactly
+///   the target size would be skipped with that rounding in it).
+/// - And never so far that a side of the decoded image (`ceil(side / n)`) would be smaller than the
+///   plan's scaled size on that side.
+pub fn shrink_on_load(transform: &Transform, full: Size) -> u32 {
+    if transform.crop.is_some() || !transform.rotation.is_multiple_of(90) {
+        return 1;
+    }
+    if transform.width.is_none() && transform.height.is_none() {
+        return 1;
+    }
+    let (w, h) = if transform.rotation % 180 == 90 { (full.height, full.width) } else { (full.width, full.height) };
+    let plan = plan_resize(w, h, transform.width, transform.height, transform.fit);
+    if !plan.scales() || plan.scaled.width == 0 || plan.scaled.height == 0 {
+        return 1;
+    }
+    let shrink = (f64::from(w) / f64::from(plan.scaled.width)).min(f64::from(h) / f64::from(plan.scaled.height));
+    let mut n = [8u32, 4, 2].into_iter().find(|&n| shrink >= f64::from(n)).unwrap_or(1);
+    if n > 1 && shrink.floor() as u32 == n {
+        n /= 2;
+    }
+    while n > 1 && (w.div_ceil(n) < plan.scaled.width || h.div_ceil(n) < plan.scaled.height) {
+        n /= 2;
+    }
+    n
+}
+
 /// Renders `source` with `transform` into `target`.
 pub fn render(
     source: &[u8],
@@ -134,22 +178,35 @@ pub fn render(
     target: Target,
     options: RenderOptions,
 ) -> Result<Rendered, PipelineError> {
-    let (mut image, source_format) = decode(source, options.max_pixels)?;
+    let decoded = decode_shrunk(source, options.max_pixels, |full| shrink_on_load(transform, full))?;
+    let (shrunk, full, source_format) = (decoded.is_shrunk(), decoded.full, decoded.format);
+    let mut image = decoded.image;
     if let Some(rect) = transform.crop {
         image = ops::crop(&image, rect)?;
     }
     image = ops::rotate(image, transform.rotation);
     if transform.width.is_some() || transform.height.is_some() {
-        let plan = plan_resize(image.width(), image.height(), transform.width, transform.height, transform.fit);
+        // The geometry the spec's order sees: a shrunk image stands for its full-size original (crop and
+        // free rotation are excluded by `shrink_on_load`, so that is the full size turned by `rot`).
+        let (w, h) = match (shrunk, transform.rotation % 180 == 90) {
+            (false, _) => (image.width(), image.height()),
+            (true, false) => (full.width, full.height),
+            (true, true) => (full.height, full.width),
+        };
+        let plan = plan_resize(w, h, transform.width, transform.height, transform.fit);
         image = ops::resize(image, &plan)?;
     }
+    let gray_first = transform.gray && !transform.sharp;
+    if gray_first {
+        image = ops::gray(&image);
+    }
     if let Some(sigma) = transform.blur {
-        image = ops::blur(&image, sigma);
+        image = ops::blur(image, sigma);
     }
     if transform.sharp {
         image = ops::sharpen(&image);
     }
-    if transform.gray {
+    if transform.gray && !gray_first {
         image = ops::gray(&image);
     }
     if let Some(border) = transform.border {
