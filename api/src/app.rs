@@ -21,7 +21,7 @@ use crate::{
     keys::{self, MintedKey},
     openapi,
     rate_limit::InProcessLimiter,
-    routes::{delivery, health, storage},
+    routes::{delivery, health, storage, thumbnail},
     state::{AppState, Settings},
     variants::VariantCache,
 };
@@ -99,6 +99,7 @@ impl Application {
             limiter: Arc::new(InProcessLimiter::new(config.rate_limit)),
             queue: Arc::new(InProcessQueue::new()),
             variants: VariantCache::new(config.cache_bytes, renderer),
+            jobs: Arc::default(),
         };
         Ok(Self { acceptor, port: local.port(), public_url, state, workers: config.workers, bootstrap_key })
     }
@@ -122,7 +123,8 @@ impl Application {
         let (stop_workers, workers_stopped) = watch::channel(false);
         let workers = (self.workers > 0).then(|| {
             let worker =
-                Worker::new(self.state.queue.clone(), self.state.store.clone(), self.state.variants.renderer().clone());
+                Worker::new(self.state.queue.clone(), self.state.store.clone(), self.state.variants.renderer().clone())
+                    .with_stats(self.state.jobs.clone());
             tokio::spawn(worker.run(self.workers, workers_stopped))
         });
         let app = routes(self.state);
@@ -147,6 +149,7 @@ fn routes(state: AppState) -> impl poem::Endpoint {
         .nest("/docs", docs)
         // The documented POST under /file/ must win over the public delivery wildcard beside it.
         .at("/file/:id/transform-url", api.clone())
+        .at("/files/:id/thumbnail", thumbnail::thumbnail)
         .at("/file/*path", delivery::deliver_file)
         .at("/raw/*path", delivery::deliver_raw)
         .nest("/", api);

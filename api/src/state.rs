@@ -5,6 +5,7 @@ use std::sync::Arc;
 use shutterbox_metadata::MetadataStore;
 use shutterbox_queue::{Job, JobQueue};
 use shutterbox_storage::{ObjectKey, ObjectStore};
+use shutterbox_worker::JobStats;
 
 use crate::{rate_limit::RateLimiter, variants::VariantCache};
 
@@ -28,6 +29,8 @@ pub struct AppState {
     pub limiter: Arc<dyn RateLimiter>,
     pub queue: Arc<dyn JobQueue>,
     pub variants: VariantCache,
+    /// Outcomes of the jobs this process runs.
+    pub jobs: Arc<JobStats>,
 }
 
 impl AppState {

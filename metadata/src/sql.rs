@@ -401,8 +401,19 @@ impl MetadataStore for SqlMetadata {
 
     async fn delete_file(&self, account_id: &str, id: &str) -> Result<Option<DeletedFile>> {
         let mut tx = self.pool.begin().await?;
-        // Writes first (see confirm_pending); the variant rows go with the file in one transaction, so the
-        // caller learns every variant object it must remove.
+        // Writes first (see confirm_pending). The variant rows go before the file row: the foreign key
+        // cascades, so deleting the file first would drop them unseen and leave their objects behind. The
+        // `EXISTS` keeps another account's variants out of reach.
+        let rows = sqlx::query(
+            "DELETE FROM variants WHERE file_id = $1 \
+             AND EXISTS (SELECT 1 FROM files WHERE files.id = $1 AND files.account_id = $2) \
+             RETURNING file_id, digest, object_key, content_type, size",
+        )
+        .bind(id)
+        .bind(account_id)
+        .fetch_all(&mut *tx)
+        .await?;
+        let variants = rows.iter().map(variant_of).collect::<Result<Vec<_>>>()?;
         let sql = format!("DELETE FROM files WHERE id = $1 AND account_id = $2 RETURNING {FILE_COLUMNS}");
         let row = sqlx::query(sqlx::AssertSqlSafe(sql)).bind(id).bind(account_id).fetch_optional(&mut *tx).await?;
         let Some(row) = row else {
@@ -410,13 +421,6 @@ impl MetadataStore for SqlMetadata {
             return Ok(None);
         };
         let file = file_of(&row)?;
-        let rows = sqlx::query(
-            "DELETE FROM variants WHERE file_id = $1 RETURNING file_id, digest, object_key, content_type, size",
-        )
-        .bind(id)
-        .fetch_all(&mut *tx)
-        .await?;
-        let variants = rows.iter().map(variant_of).collect::<Result<Vec<_>>>()?;
         tx.commit().await?;
         Ok(Some(DeletedFile { file, variants }))
     }

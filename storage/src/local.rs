@@ -185,11 +185,18 @@ impl ObjectStore for LocalStore {
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
             Err(e) => return Err(e.into()),
         }
-        // Drop now-empty per-object directories (`files/<id>/`); a non-empty one stays.
-        if let Some(parent) = path.parent()
-            && parent != self.objects
+        // Drop now-empty per-object directories (`files/<id>/v/`, `files/<id>/`); the first non-empty one
+        // stops the walk (removing a non-empty directory fails, which is the point). Top-level directories
+        // (`files/`, `pending/`) stay, so a concurrent put never finds its parent gone.
+        let mut dir = path.parent();
+        while let Some(parent) = dir
+            && parent.parent().is_some_and(|grandparent| grandparent.starts_with(&self.objects))
+            && parent.parent() != Some(self.objects.as_path())
         {
-            let _ = fs::remove_dir(parent).await;
+            if fs::remove_dir(parent).await.is_err() {
+                break;
+            }
+            dir = parent.parent();
         }
         Ok(())
     }

@@ -108,8 +108,45 @@ impl TestApp {
     }
 }
 
+impl TestApp {
+    /// The value of a counter or gauge on `/metrics` (`name` includes any labels).
+    /// A public GET of an absolute URL: status, Content-Type and body.
+    pub async fn fetch(&self, url: &str) -> (StatusCode, String, Vec<u8>) {
+        let response = self.client.get(url).send().await.unwrap();
+        let status = response.status();
+        let content_type =
+            response.headers().get("content-type").map(|v| v.to_str().unwrap().to_owned()).unwrap_or_default();
+        (status, content_type, response.bytes().await.unwrap().to_vec())
+    }
+
+    pub async fn metric(&self, name: &str) -> u64 {
+        let text =
+            self.client.get(format!("{}/metrics", self.root)).send().await.expect("metrics").text().await.unwrap();
+        text.lines()
+            .find_map(|line| line.strip_prefix(name)?.strip_prefix(' ')?.trim().parse().ok())
+            .unwrap_or_else(|| panic!("{name} missing in {text}"))
+    }
+
+    /// Waits until this process has completed `count` jobs in all (10 s at most).
+    pub async fn wait_for_jobs(&self, count: u64) {
+        for _ in 0..200 {
+            if self.metric("shutterbox_jobs_total{outcome=\"done\"}").await >= count {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        panic!("fewer than {count} jobs completed within 10 s");
+    }
+}
+
 /// Asserts the spec's error body: `{message, status, headers}` with `status` equal to the HTTP status.
 /// Returns the message.
+/// The pixel size of an encoded image.
+pub fn dimensions(bytes: &[u8]) -> (u32, u32) {
+    let image = image::load_from_memory(bytes).expect("a decodable image");
+    (image.width(), image.height())
+}
+
 pub async fn assert_error(response: Response, expected: StatusCode) -> String {
     let status = response.status();
     let content_type = response.headers().get("content-type").and_then(|v| v.to_str().ok()).unwrap_or("").to_owned();

@@ -8,6 +8,7 @@ mod health;
 mod helpers;
 mod openapi;
 mod rate_limit;
+mod thumbnail;
 mod transform;
 mod transform_url;
 mod upload;

@@ -9,7 +9,7 @@ use image::{DynamicImage, ImageFormat, Rgba, RgbaImage};
 use reqwest::{Method, StatusCode};
 use serde_json::Value;
 
-use crate::helpers::{TestApp, assert_error};
+use crate::helpers::{TestApp, assert_error, dimensions};
 
 /// A 400×300 photo-like PNG.
 fn photo_png() -> Vec<u8> {
@@ -27,19 +27,6 @@ fn url(file: &Value) -> String {
     file["secureUrl"].as_str().unwrap().to_owned()
 }
 
-async fn fetch(app: &TestApp, url: &str) -> (StatusCode, String, Vec<u8>) {
-    let response = app.client.get(url).send().await.unwrap();
-    let status = response.status();
-    let content_type =
-        response.headers().get("content-type").map(|v| v.to_str().unwrap().to_owned()).unwrap_or_default();
-    (status, content_type, response.bytes().await.unwrap().to_vec())
-}
-
-fn dimensions(bytes: &[u8]) -> (u32, u32) {
-    let image = image::load_from_memory(bytes).expect("decodable output");
-    (image.width(), image.height())
-}
-
 #[tokio::test]
 async fn formats_have_their_magic_bytes_and_content_types() {
     let app = TestApp::spawn().await;
@@ -53,7 +40,7 @@ async fn formats_have_their_magic_bytes_and_content_types() {
         ("tiff", "image/tiff", b"II*\0", 0),
     ];
     for (format, mime, magic, at) in cases {
-        let (status, content_type, bytes) = fetch(&app, &format!("{base}?w=100&format={format}")).await;
+        let (status, content_type, bytes) = app.fetch(&format!("{base}?w=100&format={format}")).await;
         assert_eq!(status, StatusCode::OK, "{format}");
         assert_eq!(content_type, mime, "{format}");
         assert_eq!(&bytes[at..at + magic.len()], magic, "{format}");
@@ -85,7 +72,7 @@ async fn geometry_follows_sharp() {
         ("border=5_ff0000&w=100", (110, 85)),
     ];
     for (query, expected) in cases {
-        let (status, _, bytes) = fetch(&app, &format!("{base}?{query}&format=png")).await;
+        let (status, _, bytes) = app.fetch(&format!("{base}?{query}&format=png")).await;
         assert_eq!(status, StatusCode::OK, "{query}");
         assert_eq!(dimensions(&bytes), expected, "{query}");
     }
@@ -96,17 +83,17 @@ async fn the_url_extension_names_the_output_format() {
     let app = TestApp::spawn().await;
     let file = photo(&app).await;
     let webp = url(&file).replace("photo.png", "photo.webp");
-    let (status, content_type, bytes) = fetch(&app, &webp).await;
+    let (status, content_type, bytes) = app.fetch(&webp).await;
     assert_eq!((status, content_type.as_str()), (StatusCode::OK, "image/webp"));
     assert_eq!(dimensions(&bytes), (400, 300));
     // `format` overrides the extension.
-    let (_, content_type, _) = fetch(&app, &format!("{webp}?format=jpeg&w=10")).await;
+    let (_, content_type, _) = app.fetch(&format!("{webp}?format=jpeg&w=10")).await;
     assert_eq!(content_type, "image/jpeg");
     // An extension that is no image format does not match.
-    let (status, _, _) = fetch(&app, &url(&file).replace("photo.png", "photo.txt")).await;
+    let (status, _, _) = app.fetch(&url(&file).replace("photo.png", "photo.txt")).await;
     assert_eq!(status, StatusCode::NOT_FOUND);
     // format=bmp returns the original unconverted.
-    let (_, content_type, bytes) = fetch(&app, &format!("{}?format=bmp&w=10", url(&file))).await;
+    let (_, content_type, bytes) = app.fetch(&format!("{}?format=bmp&w=10", url(&file))).await;
     assert_eq!((content_type.as_str(), bytes), ("image/png", photo_png()));
 }
 
@@ -143,17 +130,11 @@ async fn variants_answer_etags_304_and_head() {
     assert!(head.bytes().await.unwrap().is_empty());
 }
 
-fn metric(text: &str, name: &str) -> u64 {
-    text.lines()
-        .find_map(|line| line.strip_prefix(name)?.trim().parse().ok())
-        .unwrap_or_else(|| panic!("{name} missing in {text}"))
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn concurrent_misses_render_once() {
     let app = TestApp::spawn().await;
     let variant = format!("{}?w=300&blur=2&format=jpeg", url(&photo(&app).await));
-    let before = app.client.get(format!("{}/metrics", app.root)).send().await.unwrap().text().await.unwrap();
+    let before = app.metric("shutterbox_renders_total").await;
     let bodies = join_all((0..20).map(|_| async {
         let response = app.client.get(&variant).send().await.unwrap();
         assert_eq!(response.status(), StatusCode::OK);
@@ -161,8 +142,7 @@ async fn concurrent_misses_render_once() {
     }))
     .await;
     assert!(bodies.iter().all(|b| *b == bodies[0]), "identical bytes for everyone");
-    let after = app.client.get(format!("{}/metrics", app.root)).send().await.unwrap().text().await.unwrap();
-    let renders = metric(&after, "shutterbox_renders_total") - metric(&before, "shutterbox_renders_total");
+    let renders = app.metric("shutterbox_renders_total").await - before;
     assert_eq!(renders, 1, "20 concurrent requests for one cold variant render it once");
 }
 
@@ -192,7 +172,7 @@ async fn invalid_parameters_are_400() {
         // Crop outside the source, found once the image is known.
         "crop=300,0,200,10",
     ] {
-        let (status, _, body) = fetch(&app, &format!("{base}?{query}")).await;
+        let (status, _, body) = app.fetch(&format!("{base}?{query}")).await;
         assert_eq!(status, StatusCode::BAD_REQUEST, "{query}: {}", String::from_utf8_lossy(&body));
         let body: Value = serde_json::from_slice(&body).unwrap();
         assert_eq!(body["status"], 400);
@@ -227,8 +207,8 @@ async fn deleting_a_file_drops_its_variants() {
     let app = TestApp::spawn().await;
     let file = photo(&app).await;
     let variant = format!("{}?w=64&format=webp", url(&file));
-    assert_eq!(fetch(&app, &variant).await.0, StatusCode::OK);
+    assert_eq!(app.fetch(&variant).await.0, StatusCode::OK);
     let id = file["id"].as_str().unwrap();
     app.authed(Method::DELETE, &format!("/files/{id}"), &app.key).send().await.unwrap();
-    assert_eq!(fetch(&app, &variant).await.0, StatusCode::NOT_FOUND);
+    assert_eq!(app.fetch(&variant).await.0, StatusCode::NOT_FOUND);
 }

@@ -5,7 +5,13 @@
 
 pub mod variants;
 
-use std::{sync::Arc, time::Duration};
+use std::{
+    sync::{
+        Arc,
+        atomic::{AtomicU64, Ordering},
+    },
+    time::Duration,
+};
 
 use shutterbox_metadata::MetadataError;
 use shutterbox_pipeline::{Target, Transform};
@@ -50,17 +56,35 @@ pub fn backoff(attempt: u32, base: Duration) -> Duration {
     base.saturating_mul(1 << attempt.saturating_sub(1).min(16)).min(Duration::from_secs(60))
 }
 
+/// Job outcomes, counted for `/metrics`.
+#[derive(Debug, Default)]
+pub struct JobStats {
+    /// Jobs that succeeded.
+    pub done: AtomicU64,
+    /// Failed attempts handed back for a retry.
+    pub retried: AtomicU64,
+    /// Jobs dropped because they cannot succeed.
+    pub dropped: AtomicU64,
+}
+
 #[derive(Clone)]
 pub struct Worker {
     queue: Arc<dyn JobQueue>,
     store: Arc<dyn ObjectStore>,
     renderer: Renderer,
     retry_base: Duration,
+    stats: Arc<JobStats>,
 }
 
 impl Worker {
     pub fn new(queue: Arc<dyn JobQueue>, store: Arc<dyn ObjectStore>, renderer: Renderer) -> Self {
-        Self { queue, store, renderer, retry_base: Duration::from_secs(1) }
+        Self { queue, store, renderer, retry_base: Duration::from_secs(1), stats: Arc::default() }
+    }
+
+    /// Counts outcomes into `stats` (shared with whoever reports them).
+    pub fn with_stats(mut self, stats: Arc<JobStats>) -> Self {
+        self.stats = stats;
+        self
     }
 
     /// The first retry's delay (tests shorten it).
@@ -91,13 +115,18 @@ impl Worker {
     async fn handle(&self, delivery: Delivery) {
         let outcome = self.execute(&delivery.job).await;
         let result = match outcome {
-            Ok(()) => self.queue.ack(&delivery).await,
+            Ok(()) => {
+                self.stats.done.fetch_add(1, Ordering::Relaxed);
+                self.queue.ack(&delivery).await
+            }
             Err(e) if e.is_transient() => {
+                self.stats.retried.fetch_add(1, Ordering::Relaxed);
                 tracing::warn!(error = %e, job = ?delivery.job, attempt = delivery.attempt, "job failed; will retry");
                 let delay = backoff(delivery.attempt, self.retry_base);
                 self.queue.retry(delivery, delay).await.map(drop)
             }
             Err(e) => {
+                self.stats.dropped.fetch_add(1, Ordering::Relaxed);
                 tracing::error!(error = %e, job = ?delivery.job, "job cannot succeed; dropping it");
                 self.queue.ack(&delivery).await
             }
@@ -137,7 +166,7 @@ impl Worker {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::atomic::{AtomicU32, Ordering};
+    use std::sync::atomic::AtomicU32;
 
     use async_trait::async_trait;
     use bytes::Bytes;

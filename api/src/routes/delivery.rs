@@ -53,12 +53,18 @@ pub async fn deliver_file(req: &Request, state: Data<&AppState>) -> Result<Respo
     if transform.is_identity() && extension_format.is_none() {
         return original(req, &state, file).await;
     }
-    let target = match transform.format {
+    let target = target_of(transform.format, extension_format);
+    variant(req, &state, file, transform, target).await
+}
+
+/// The output a request asks for: `format` if given, else the format the URL's extension names, else the
+/// original's.
+pub(crate) fn target_of(format: Option<Format>, extension_format: Option<OutputFormat>) -> Target {
+    match format {
         Some(Format::Auto) => Target::Auto,
         Some(format) => OutputFormat::from_requested(format).map_or(Target::Source, Target::Format),
         None => extension_format.map_or(Target::Source, Target::Format),
-    };
-    variant(req, &state, file, transform, target).await
+    }
 }
 
 /// `cat.webp` when only `cat.jpg` exists: the file with that stem, and the format the extension names.
@@ -122,7 +128,7 @@ fn decode_path(raw: &str) -> Option<String> {
     Some(segments.join("/"))
 }
 
-fn method_not_allowed() -> ApiError {
+pub(crate) fn method_not_allowed() -> ApiError {
     ApiError::new(StatusCode::METHOD_NOT_ALLOWED, "only GET and HEAD are allowed here")
 }
 
@@ -131,7 +137,7 @@ fn etag_of(file: &FileRecord) -> String {
     format!("\"{}\"", file.id)
 }
 
-fn etag_matches(req: &Request, etag: &str) -> bool {
+pub(crate) fn etag_matches(req: &Request, etag: &str) -> bool {
     req.headers().get(header::IF_NONE_MATCH).and_then(|v| v.to_str().ok()).is_some_and(|v| {
         v.split(',').any(|tag| matches!(tag.trim(), "*") || tag.trim().trim_start_matches("W/") == etag)
     })

@@ -56,6 +56,14 @@ pub async fn metrics(state: Data<&AppState>) -> poem::Response {
     ] {
         let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} counter\n{name} {value}");
     }
+    let jobs = &state.jobs;
+    let _ = writeln!(
+        out,
+        "# HELP shutterbox_jobs_total Jobs run by this process, by outcome.\n# TYPE shutterbox_jobs_total counter"
+    );
+    for (outcome, value) in [("done", &jobs.done), ("retried", &jobs.retried), ("dropped", &jobs.dropped)] {
+        let _ = writeln!(out, "shutterbox_jobs_total{{outcome=\"{outcome}\"}} {}", value.load(Ordering::Relaxed));
+    }
     let depth = state.queue.depth().await.unwrap_or(0);
     let _ = writeln!(
         out,

@@ -1,10 +1,11 @@
 //! HTTP routes: the documented management API (`upload`, `files`), public delivery of stored bytes
-//! (`delivery`), the local store's presigned upload target (`storage`) and probes (`health`).
+//! (`delivery`, `thumbnail`), the local store's presigned upload target (`storage`) and probes (`health`).
 
 pub mod delivery;
 pub mod files;
 pub mod health;
 pub mod storage;
+pub mod thumbnail;
 pub mod transform;
 pub mod upload;
 

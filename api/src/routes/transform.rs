@@ -1,16 +1,22 @@
 //! `POST /v1/file/{id}/transform-url`: builds the public URL of a transformed image. It validates the
 //! transformations exactly as delivery does (the same parser), so a URL it returns never answers 400.
-//! Generating a URL does not process the image.
+//! Generating a URL queues the rendering of that variant, so the URL's first request is normally served
+//! from the store.
 
 use poem::web::Data;
 use poem_openapi::{Object, OpenApi, param::Path, payload::Json};
 use serde::Deserialize;
 use serde_json::Value;
+use shutterbox_metadata::FileRecord;
 use shutterbox_model::{Operation, path::extension};
-use shutterbox_pipeline::{OutputFormat, Transform};
+use shutterbox_pipeline::{Format, OutputFormat, Transform};
+use shutterbox_queue::Job;
 
 use super::ApiTags;
-use crate::{auth::Caller, body::JsonBody, error::ApiError, file_object::encode_path, state::AppState};
+use crate::{
+    auth::Caller, body::JsonBody, error::ApiError, file_object::encode_path, routes::delivery::target_of,
+    state::AppState,
+};
 
 /// Transformations, with the names, types and ranges of the delivery query parameters. All optional.
 #[derive(Debug, Default, Object, Deserialize)]
@@ -87,6 +93,26 @@ pub struct TransformUrl {
     pub transformations: Value,
 }
 
+/// Queues the rendering of the variant the URL names, so its first request is already a hit. Originals
+/// served as they are (no transformation, `format=bmp`, SVG and BMP sources) need nothing. A queue that
+/// refuses costs only time: the first request renders the variant instead.
+async fn enqueue_variant(state: &AppState, file: &FileRecord, transform: &Transform, query: &str) {
+    let passthrough = transform.is_identity()
+        || transform.format == Some(Format::Bmp)
+        || matches!(file.raw_type.as_str(), "image/svg+xml" | "image/bmp");
+    if passthrough {
+        return;
+    }
+    let job = Job::RenderVariant {
+        file_id: file.id.clone(),
+        query: query.to_owned(),
+        target: target_of(transform.format, None).as_str().to_owned(),
+    };
+    if let Err(e) = state.queue.enqueue(job).await {
+        tracing::warn!(error = %e, file = %file.id, "could not queue a variant; it will be rendered on request");
+    }
+}
+
 pub struct TransformApi;
 
 #[OpenApi(tag = "ApiTags::Files")]
@@ -150,6 +176,7 @@ impl TransformApi {
         .into_iter()
         .filter_map(|(name, value)| Some((name.to_owned(), value?)))
         .collect();
+        enqueue_variant(&state, &file, &transform, &query).await;
         Ok(Json(TransformUrl {
             url,
             original_file: OriginalFile { id: file.id, filename: file.name, mimetype: file.raw_type },

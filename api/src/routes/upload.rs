@@ -11,7 +11,7 @@ use shutterbox_model::{AccountName, FileName, FolderPath, Operation, sniff};
 use shutterbox_storage::{ObjectKey, read_head};
 use uuid::Uuid;
 
-use super::ApiTags;
+use super::{ApiTags, thumbnail};
 use crate::{
     auth::Caller,
     body::JsonBody,
@@ -195,6 +195,7 @@ impl UploadApi {
         match outcome {
             Ok(ConfirmOutcome::Created(file)) => {
                 state.discard(&pending_key).await;
+                thumbnail::enqueue(&state, &file).await;
                 Ok(Json(ConfirmResponse {
                     message: "Upload confirmed".into(),
                     file: FileObject::new(file, &state.settings, now),

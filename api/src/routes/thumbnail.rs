@@ -1,0 +1,119 @@
+//! `GET|HEAD /v1/files/<id>/thumbnail`, public: the file's thumbnail, the value of `secureThumbnailUrl`.
+//!
+//! The preset is fixed: `w=256&h=256&fit=cover&q=80` as WebP (a 256×256 square centre crop, or the whole
+//! image when it is smaller). Confirm queues a job that renders it, so it is normally read from the store;
+//! if the job has not run yet it is rendered here, once, like any variant. Files without a picture of their
+//! own — non-images, SVG, images we cannot decode — get a placeholder PNG for their type.
+
+use poem::{
+    IntoResponse, Request, Response, handler,
+    http::{Method, StatusCode, header},
+    web::{Data, Path},
+};
+use shutterbox_metadata::FileRecord;
+use shutterbox_pipeline::{OutputFormat, PlaceholderKind, Target, Transform, placeholder_png};
+use shutterbox_queue::Job;
+use shutterbox_worker::VariantSpec;
+
+use crate::{
+    error::ApiError,
+    routes::delivery::{etag_matches, method_not_allowed},
+    state::AppState,
+    variants::VariantKey,
+};
+
+/// The preset, as a delivery query.
+pub const PRESET_QUERY: &str = "w=256&h=256&fit=cover&q=80";
+const PRESET_FORMAT: OutputFormat = OutputFormat::Webp;
+
+fn preset() -> Result<VariantSpec, ApiError> {
+    let transform = Transform::from_query(PRESET_QUERY).map_err(ApiError::internal)?;
+    Ok(VariantSpec { transform, target: Target::Format(PRESET_FORMAT) })
+}
+
+/// Whether the file's thumbnail is rendered from its own pixels (else it is a placeholder).
+fn has_picture(file: &FileRecord) -> bool {
+    file.kind == "image" && file.raw_type != "image/svg+xml"
+}
+
+/// Queues the rendering of a new file's thumbnail. Failing to queue costs nothing but time: the first
+/// request renders it instead, so the caller's request still succeeds.
+pub async fn enqueue(state: &AppState, file: &FileRecord) {
+    if !has_picture(file) {
+        return;
+    }
+    let job = Job::RenderVariant {
+        file_id: file.id.clone(),
+        query: PRESET_QUERY.to_owned(),
+        target: Target::Format(PRESET_FORMAT).as_str().to_owned(),
+    };
+    if let Err(e) = state.queue.enqueue(job).await {
+        tracing::warn!(error = %e, file = %file.id, "could not queue a thumbnail; it will be rendered on request");
+    }
+}
+
+#[handler]
+pub async fn thumbnail(req: &Request, state: Data<&AppState>, Path(id): Path<String>) -> Result<Response, ApiError> {
+    if req.method() != Method::GET && req.method() != Method::HEAD {
+        return Err(method_not_allowed());
+    }
+    let file = state.metadata.file_by_id(&id).await?.ok_or_else(|| ApiError::not_found("no file with this id"))?;
+    let cache_control = format!("public, max-age={}", state.settings.cache_max_age_secs);
+
+    let (etag, content_type, bytes) = if has_picture(&file) {
+        let spec = preset()?;
+        let etag = VariantKey::new(&file.id, &spec).etag();
+        if etag_matches(req, &etag) {
+            return Ok(not_modified(&etag, &cache_control));
+        }
+        match state.variants.get(&file, spec).await {
+            Ok(variant) => (etag, variant.content_type.clone(), variant.bytes.clone()),
+            // An image we cannot decode still gets a thumbnail, the image placeholder.
+            Err(e) if e.status == StatusCode::BAD_REQUEST => placeholder(PlaceholderKind::Image),
+            Err(e) => return Err(e),
+        }
+    } else {
+        placeholder(PlaceholderKind::of_mime(&file.raw_type))
+    };
+    if etag_matches(req, &etag) {
+        return Ok(not_modified(&etag, &cache_control));
+    }
+    let builder = Response::builder()
+        .header(header::ETAG, etag.as_str())
+        .header(header::CACHE_CONTROL, cache_control)
+        .content_type(content_type)
+        .header(header::CONTENT_LENGTH, bytes.len());
+    if req.method() == Method::HEAD {
+        return Ok(builder.finish());
+    }
+    Ok(builder.body(bytes))
+}
+
+fn not_modified(etag: &str, cache_control: &str) -> Response {
+    Response::builder()
+        .status(StatusCode::NOT_MODIFIED)
+        .header(header::ETAG, etag)
+        .header(header::CACHE_CONTROL, cache_control)
+        .finish()
+        .into_response()
+}
+
+/// A placeholder's ETag names its category and this build, whose drawing is fixed.
+fn placeholder(kind: PlaceholderKind) -> (String, String, bytes::Bytes) {
+    static PLACEHOLDERS: std::sync::OnceLock<std::sync::Mutex<Vec<(PlaceholderKind, bytes::Bytes)>>> =
+        std::sync::OnceLock::new();
+    let cache = PLACEHOLDERS.get_or_init(Default::default);
+    let bytes = {
+        let mut cache = cache.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        match cache.iter().find(|(k, _)| *k == kind) {
+            Some((_, bytes)) => bytes.clone(),
+            None => {
+                let bytes = bytes::Bytes::from(placeholder_png(kind));
+                cache.push((kind, bytes.clone()));
+                bytes
+            }
+        }
+    };
+    let etag = format!("\"placeholder-{}-{}\"", kind.as_str(), env!("CARGO_PKG_VERSION"));
+    (etag, "image/png".to_owned(), bytes)
+}

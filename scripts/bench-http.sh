@@ -1,0 +1,438 @@
+#!/usr/bin/env bash
+# HTTP-level benchmarks of the service (issue 3), one command on a fresh Debian/Ubuntu machine:
+#
+#   scripts/bench-http.sh
+#
+# 1. Installs what is missing: nginx, curl, python3, djpeg/cjpeg (libjpeg-turbo-progs) and pamscale (netpbm)
+#    through apt-get (needs root), and the load generator oha through `cargo install oha --locked` into
+#    $BENCH_HTTP_TOOLS (default <target>/tools).
+# 2. Builds the service (`cargo build --release`, binary <target>/release/shutterbox) and writes the corpus if
+#    it is missing (`cargo run --release -p shutterbox-pipeline --example make_corpus`), plus one ~50 MP JPEG
+#    (8640×5760, photo-4000x3000.jpg scaled up with pamscale; 8660×5774 would be over the default
+#    SHUTTERBOX_MAX_SOURCE_PIXELS of 50,000,000 and get a 400).
+# 3. Starts `shutterbox serve` on 127.0.0.1:0 (a free port chosen by the kernel, read back from the log)
+#    with its own temporary data directory, captures the `default` account's secret key from the first
+#    start, and uploads the images through the real API (presign → PUT → confirm). Then:
+#    a. Cached variant vs nginx: one ~20 KB variant ($BENCH_VARIANT_QUERY of photo-1200x800.jpg) is rendered
+#       once, its bytes are saved to a file, and nginx (own config and prefix, one worker per core,
+#       access_log off, sendfile on) serves that file on another port. oha, $BENCH_CONNECTIONS connections for
+#       $BENCH_DURATION seconds, alternately against ours and nginx, $BENCH_ROUNDS rounds each after a
+#       2-second warm-up of each; the median round is reported. Two diagnostic runs follow (one round each):
+#       /healthz (the framework with no lookup) and /v1/raw/ of the same bytes uploaded as a file.
+#    b. Cold render over HTTP: each source is uploaded $BENCH_COLD_REPS times under different names, so
+#       every copy has its own file id and every request below misses both the in-memory cache and the
+#       stored variants (they are keyed by file id) while doing exactly the same work. Each of the five
+#       operations of pipeline/benches/render.rs is requested once per copy, one request at a time, with a
+#       pause after each so the background persist of the previous render is not overlapping. curl's
+#       time_total (a new loopback connection each time) is the client-side figure; the median is compared
+#       with criterion's median in $BENCH_CRITERION_DIR/<id>/new/estimates.json when it exists.
+#       shutterbox_renders_total on /metrics must go up by exactly one per request, or the run fails.
+#    c. Peak RSS: a second, fresh server; RSS idle, then the 50 MP JPEG is uploaded, the peak is reset
+#       (`echo 5 > /proc/<pid>/clear_refs`), `?w=800` is requested, and VmHWM is read.
+# 4. Prints a Markdown report and writes it to <target>/bench-http/report.md, next to the raw outputs
+#    (oha JSON, cold.tsv, rss.txt, server logs).
+#
+# Environment: CARGO_TARGET_DIR (<target>, default ./target), SHUTTERBOX_CORPUS (default <target>/corpus),
+# BENCH_DURATION (10), BENCH_CONNECTIONS (64), BENCH_ROUNDS (3), BENCH_COLD_REPS (7),
+# BENCH_VARIANT_QUERY (w=800&q=80&format=webp), BENCH_CRITERION_DIR (<target>/criterion/render),
+# BENCH_RUN_CRITERION=1 (run `cargo bench -p shutterbox-pipeline --bench render` first, so both sides of b.
+# come from the same source tree), BENCH_DIAG=0 (skip the diagnostic runs), OHA (path of an oha binary),
+# BENCH_HTTP_KEEP=1 (keep the temporary directory). Exits non-zero when anything fails; missed targets are
+# reported, not failures.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repo=$PWD
+
+target=${CARGO_TARGET_DIR:-$repo/target}
+mkdir -p "$target"
+target=$(cd "$target" && pwd)
+corpus=${SHUTTERBOX_CORPUS:-$target/corpus}
+out=$target/bench-http
+tools=${BENCH_HTTP_TOOLS:-$target/tools}
+duration=${BENCH_DURATION:-10}
+connections=${BENCH_CONNECTIONS:-64}
+rounds=${BENCH_ROUNDS:-3}
+cold_reps=${BENCH_COLD_REPS:-7}
+variant_query=${BENCH_VARIANT_QUERY:-w=800&q=80&format=webp}
+criterion_dir=${BENCH_CRITERION_DIR:-$target/criterion/render}
+big_w=8640 big_h=5760
+
+log() { echo "== $*" >&2; }
+die() {
+  echo "bench-http: $*" >&2
+  exit 1
+}
+
+work=$(mktemp -d /tmp/bench-http.XXXXXX)
+chmod 755 "$work" # nginx workers may run as another user
+pids=()
+cleanup() {
+  local pid
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+  if [[ ${BENCH_HTTP_KEEP:-0} == 1 ]]; then echo "bench-http: kept $work" >&2; else rm -rf "$work"; fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# --- 1. tools -------------------------------------------------------------------------------------------
+nginx_bin=$(command -v nginx || true)
+[[ -z $nginx_bin && -x /usr/sbin/nginx ]] && nginx_bin=/usr/sbin/nginx
+missing=()
+[[ -n $nginx_bin ]] || missing+=(nginx)
+command -v curl >/dev/null || missing+=(curl)
+command -v python3 >/dev/null || missing+=(python3)
+command -v djpeg >/dev/null && command -v cjpeg >/dev/null || missing+=(libjpeg-turbo-progs)
+command -v pamscale >/dev/null || missing+=(netpbm)
+if ((${#missing[@]})); then
+  [[ $(id -u) == 0 ]] || die "missing ${missing[*]}: install them with apt-get (or run this as root)"
+  log "apt-get install ${missing[*]}"
+  apt-get update -qq >&2
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+  nginx_bin=$(command -v nginx || echo /usr/sbin/nginx)
+fi
+[[ -x $nginx_bin ]] || die "nginx not found after installing it"
+
+oha_bin=${OHA:-}
+if [[ -z $oha_bin ]]; then
+  if [[ -x $tools/bin/oha ]]; then
+    oha_bin=$tools/bin/oha
+  elif command -v oha >/dev/null; then
+    oha_bin=$(command -v oha)
+  else
+    log "cargo install oha --locked --root $tools (a few minutes, once)"
+    cargo install oha --locked --root "$tools" --target-dir "$tools/build" >&2
+    rm -rf "$tools/build"
+    oha_bin=$tools/bin/oha
+  fi
+fi
+if "$oha_bin" --help | grep -q -- '--output-format'; then oha_json=(--output-format json); else oha_json=(--json); fi
+
+# --- 2. build, corpus, the 50 MP image --------------------------------------------------------------------
+mkdir -p "$out"
+rm -f "$out"/*.json "$out"/cold.tsv "$out"/rss.txt "$out"/report.md
+src_hash() { find pipeline/src api/src worker/src -type f -name '*.rs' | sort | xargs cat | sha256sum | cut -c1-12; }
+
+log "cargo build --release"
+cargo build --release --locked >&2
+bin=$target/release/shutterbox
+[[ -x $bin ]] || die "$bin was not built"
+build_hash=$(src_hash)
+
+if [[ ! -f $corpus/photo-4000x3000.jpg || ! -f $corpus/photo-1200x800.jpg ]]; then
+  log "writing the corpus into $corpus"
+  cargo run --release --locked -p shutterbox-pipeline --example make_corpus -- "$corpus" >&2
+fi
+big=$corpus/photo-${big_w}x${big_h}.jpg
+if [[ ! -s $big ]]; then
+  log "writing $big (photo-4000x3000.jpg scaled up, q90)"
+  djpeg -pnm "$corpus/photo-4000x3000.jpg" | pamscale -xsize "$big_w" -ysize "$big_h" | cjpeg -quality 90 >"$big.tmp"
+  mv "$big.tmp" "$big"
+fi
+
+if [[ ${BENCH_RUN_CRITERION:-0} == 1 ]]; then
+  log "cargo bench -p shutterbox-pipeline --bench render"
+  rm -rf "$target/criterion/render"
+  SHUTTERBOX_CORPUS=$corpus cargo bench --locked -p shutterbox-pipeline --bench render 2>&1 | tee "$out/criterion.log" >&2
+  criterion_dir=$target/criterion/render
+  [[ $(src_hash) == "$build_hash" ]] || log "WARNING: the sources changed between the build and the bench"
+fi
+
+# --- helpers ---------------------------------------------------------------------------------------------
+json_get() { python3 -c 'import json, sys
+v = json.load(sys.stdin)
+for k in sys.argv[1].split("."):
+    v = v[k]
+print(v)' "$1"; }
+
+# start_server NAME: sets srv_pid, srv_url, srv_key.
+start_server() {
+  local dir=$work/$1 i
+  mkdir -p "$dir/data"
+  (
+    for v in $(compgen -e | grep '^SHUTTERBOX_' || true); do unset "$v"; done
+    export SHUTTERBOX_DATA_DIR=$dir/data SHUTTERBOX_LISTEN=127.0.0.1:0 NO_COLOR=1
+    exec "$bin" serve >"$dir/stdout" 2>"$dir/stderr"
+  ) &
+  srv_pid=$!
+  pids+=("$srv_pid")
+  for i in $(seq 100); do
+    grep -q 'shutterbox is serving' "$dir/stderr" 2>/dev/null && break
+    kill -0 "$srv_pid" 2>/dev/null || die "the server exited: $(cat "$dir/stderr")"
+    sleep 0.1
+  done
+  srv_url=$(sed 's/\x1b\[[0-9;]*m//g' "$dir/stderr" | grep -o 'url=http://[0-9.]*:[0-9]*' | head -1 | cut -d= -f2)
+  srv_key=$(grep -o 'sbx_[0-9a-f]*' "$dir/stdout" | head -1)
+  [[ -n $srv_url ]] || die "could not read the server's address from $dir/stderr"
+  [[ -n $srv_key ]] || die "the first start printed no secret key ($dir/stdout)"
+  curl -fsS "$srv_url/healthz" >/dev/null || die "$srv_url/healthz does not answer"
+  log "server $1: pid $srv_pid at $srv_url"
+}
+
+# upload FILE NAME FOLDER: prints the secureUrl.
+upload() {
+  local file=$1 name=$2 folder=$3 presign upload_url pending confirm
+  presign=$(curl -fsS "$srv_url/v1/upload/presign" -H "Authorization: ApiKey $srv_key" \
+    -H 'Content-Type: application/json' \
+    -d "{\"filename\":\"$name\",\"mimetype\":\"image/jpeg\",\"size\":$(stat -c%s "$file"),\"folderName\":\"$folder\"}")
+  upload_url=$(json_get uploadUrl <<<"$presign")
+  pending=$(json_get pendingUploadId <<<"$presign")
+  curl -fsS -T "$file" -H 'Content-Type: image/jpeg' "$upload_url" >/dev/null
+  confirm=$(curl -fsS "$srv_url/v1/upload/confirm" -H "Authorization: ApiKey $srv_key" \
+    -H 'Content-Type: application/json' -d "{\"pendingUploadId\":\"$pending\"}")
+  json_get file.secureUrl <<<"$confirm"
+}
+
+metric() { curl -fsS "$srv_url/metrics" | awk -v m="$1" '$1 == m { print $2 }'; }
+
+# oha_run LABEL URL SECONDS: JSON into $out/oha-LABEL.json; fails unless every response was a 200.
+oha_run() {
+  local label=$1 url=$2 secs=$3 file=$out/oha-$1.json
+  "$oha_bin" -z "${secs}s" -c "$connections" --no-tui "${oha_json[@]}" "$url" >"$file"
+  python3 - "$file" "$label" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+codes = d.get("statusCodeDistribution", {})
+bad = {k: v for k, v in codes.items() if str(k) != "200"}
+# Requests cut off by the end of the run (-z) are listed as errors; anything else is a failure.
+errors = {k: v for k, v in (d.get("errorDistribution") or {}).items() if "deadline" not in k}
+if bad or not codes or errors:
+    sys.exit(f"{sys.argv[2]}: non-200 answers {bad} or errors {errors}")
+s, p = d["summary"], d["latencyPercentiles"]
+print(f"   {sys.argv[2]}: {s['requestsPerSec']:.0f} req/s, p50 {p['p50'] * 1e3:.2f} ms, p99 {p['p99'] * 1e3:.2f} ms",
+      file=sys.stderr)
+EOF
+}
+
+{
+  echo "date=$(date -u +%Y-%m-%dT%H:%MZ)"
+  echo "nproc=$(nproc)"
+  echo "cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
+  echo "loadavg_start=$(cut -d' ' -f1-3 /proc/loadavg)"
+  echo "oha=$("$oha_bin" --version | head -1)"
+  echo "nginx=$("$nginx_bin" -v 2>&1 | head -1)"
+  echo "rustc=$(rustc --version)"
+  echo "git=$(git rev-parse --short HEAD 2>/dev/null || echo '?')$(git diff --quiet HEAD -- pipeline api worker src 2>/dev/null || echo ' + uncommitted changes')"
+  echo "src_hash=$build_hash"
+  echo "duration=$duration connections=$connections rounds=$rounds cold_reps=$cold_reps"
+  echo "variant_query=$variant_query"
+} >"$out/env.txt"
+
+# --- 3a. cached variant vs nginx -------------------------------------------------------------------------
+start_server main
+photo_url=$(upload "$corpus/photo-1200x800.jpg" photo-1200x800.jpg bench)
+var_url="$photo_url?$variant_query"
+mkdir -p "$work/www"
+curl -fsS -D "$work/variant.headers" -o "$work/variant.first" "$var_url"
+ctype=$(awk -F': *' 'tolower($1) == "content-type" { print $2 }' "$work/variant.headers" | tr -d '\r')
+case $ctype in
+  image/webp) ext=webp ;; image/jpeg) ext=jpg ;; image/png) ext=png ;; image/avif) ext=avif ;;
+  *) die "unexpected Content-Type '$ctype' for $var_url" ;;
+esac
+curl -fsS -o "$work/www/variant.$ext" "$var_url"
+cmp -s "$work/variant.first" "$work/www/variant.$ext" || die "the variant's bytes differ between two requests"
+variant_bytes=$(stat -c%s "$work/www/variant.$ext")
+((variant_bytes > 10000 && variant_bytes < 40000)) ||
+  log "WARNING: the variant is $variant_bytes bytes, not ~20 KB; set BENCH_VARIANT_QUERY"
+chmod -R a+rX "$work/www"
+echo "variant_bytes=$variant_bytes" >>"$out/env.txt"
+echo "variant_type=$ctype" >>"$out/env.txt"
+
+nginx_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+mkdir -p "$work/nginx/logs"
+cat >"$work/nginx/nginx.conf" <<EOF
+worker_processes $(nproc);
+daemon off;
+pid $work/nginx/nginx.pid;
+error_log $work/nginx/logs/error.log warn;
+events { worker_connections 4096; }
+http {
+    types { image/webp webp; image/jpeg jpg; image/png png; image/avif avif; }
+    access_log off;
+    sendfile on;
+    tcp_nopush on;
+    keepalive_requests 1000000;
+    client_body_temp_path $work/nginx/tmp;
+    proxy_temp_path $work/nginx/tmp;
+    fastcgi_temp_path $work/nginx/tmp;
+    uwsgi_temp_path $work/nginx/tmp;
+    scgi_temp_path $work/nginx/tmp;
+    server {
+        listen 127.0.0.1:$nginx_port;
+        root $work/www;
+    }
+}
+EOF
+[[ $(id -u) == 0 ]] && sed -i '1i user root;' "$work/nginx/nginx.conf"
+"$nginx_bin" -e "$work/nginx/logs/error.log" -p "$work/nginx" -c "$work/nginx/nginx.conf" &
+pids+=($!)
+nginx_url=http://127.0.0.1:$nginx_port/variant.$ext
+for _ in $(seq 50); do curl -fsS -o /dev/null "$nginx_url" 2>/dev/null && break || sleep 0.1; done
+curl -fsS -o "$work/nginx.check" "$nginx_url" || die "nginx does not answer at $nginx_url"
+cmp -s "$work/nginx.check" "$work/www/variant.$ext" || die "nginx serves other bytes"
+
+log "a. cached variant ($variant_query, $variant_bytes bytes, $ctype): oha -c $connections -z ${duration}s"
+oha_run warmup-ours "$var_url" 2
+oha_run warmup-nginx "$nginx_url" 2
+for r in $(seq "$rounds"); do
+  oha_run "ours-$r" "$var_url" "$duration"
+  oha_run "nginx-$r" "$nginx_url" "$duration"
+done
+if [[ ${BENCH_DIAG:-1} == 1 ]]; then
+  log "a. diagnostics: /healthz and /v1/raw/ of the same bytes"
+  raw_file_url=$(upload "$work/www/variant.$ext" "variant-copy.$ext" bench)
+  raw_url=${raw_file_url/\/v1\/file\//\/v1\/raw\/}
+  oha_run diag-healthz "$srv_url/healthz" "$duration"
+  oha_run diag-raw "$raw_url" "$duration"
+fi
+
+# --- 3b. cold renders over HTTP --------------------------------------------------------------------------
+ops=(
+  "jpeg4000_w800_jpeg_q80 photo-4000x3000 w=800&q=80"
+  "jpeg4000_w800_webp_q80 photo-4000x3000 w=800&q=80&format=webp"
+  "jpeg4000_w800_avif photo-4000x3000 w=800&format=avif"
+  "jpeg4000_cover200_jpeg photo-4000x3000 w=200&h=200&fit=cover"
+  "jpeg1200_blur5_gray_jpeg photo-1200x800 blur=5&gray=true&q=80"
+)
+log "b. cold renders: uploading $cold_reps copies of each source"
+declare -A copies
+for c in $(seq "$cold_reps"); do
+  for src in photo-4000x3000 photo-1200x800; do
+    copies[$src.$c]=$(upload "$corpus/$src.jpg" "$src-cold$c.jpg" cold)
+  done
+done
+renders_before=$(metric shutterbox_renders_total)
+printf 'id\tcopy\tstatus\tbytes\ttime_total_s\ttime_starttransfer_s\n' >"$out/cold.tsv"
+for c in $(seq "$cold_reps"); do
+  for op in "${ops[@]}"; do
+    read -r id src query <<<"$op"
+    line=$(curl -sS -o /dev/null -w '%{http_code}\t%{size_download}\t%{time_total}\t%{time_starttransfer}' \
+      "${copies[$src.$c]}?$query")
+    [[ ${line%%$'\t'*} == 200 ]] || die "cold request ${copies[$src.$c]}?$query answered ${line%%$'\t'*}"
+    printf '%s\t%s\t%s\n' "$id" "$c" "$line" >>"$out/cold.tsv"
+    sleep 0.5 # let the background persist of this render finish before the next one
+  done
+done
+renders_after=$(metric shutterbox_renders_total)
+expected=$((cold_reps * ${#ops[@]}))
+(( renders_after - renders_before == expected )) ||
+  die "expected $expected fresh renders, /metrics counted $((renders_after - renders_before))"
+echo "cold_renders_counted=$((renders_after - renders_before))" >>"$out/env.txt"
+
+# --- 3c. peak RSS on a fresh server ----------------------------------------------------------------------
+log "c. peak RSS: fresh server, ${big_w}x${big_h} JPEG at ?w=800"
+start_server rss
+sleep 1
+status_kb() { awk -v k="$1:" '$1 == k { print $2 }' "/proc/$srv_pid/status"; }
+{
+  echo "idle_rss_kb=$(status_kb VmRSS)"
+  big_url=$(upload "$big" "big-${big_w}x${big_h}.jpg" rss)
+  echo "after_upload_rss_kb=$(status_kb VmRSS)"
+  echo "after_upload_hwm_kb=$(status_kb VmHWM)"
+  if echo 5 >"/proc/$srv_pid/clear_refs" 2>/dev/null; then echo "hwm_reset=yes"; else echo "hwm_reset=no"; fi
+  echo "big_bytes=$(stat -c%s "$big")"
+  echo "big_request=$(curl -sS -o /dev/null -w '%{http_code} %{size_download} %{time_total}' "$big_url?w=800")"
+  sleep 1
+  echo "request_hwm_kb=$(status_kb VmHWM)"
+  echo "after_request_rss_kb=$(status_kb VmRSS)"
+} >"$out/rss.txt"
+grep -q '^big_request=200 ' "$out/rss.txt" || die "the 50 MP request failed: $(grep big_request "$out/rss.txt")"
+echo "loadavg_end=$(cut -d' ' -f1-3 /proc/loadavg)" >>"$out/env.txt"
+
+# --- 4. report -------------------------------------------------------------------------------------------
+python3 - "$out" "$criterion_dir" "$rounds" <<'EOF' | tee "$out/report.md"
+import json, pathlib, statistics, sys
+
+out, crit, rounds = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2]), int(sys.argv[3])
+env = dict(l.split("=", 1) for l in (out / "env.txt").read_text().splitlines() if "=" in l)
+rss = dict(l.split("=", 1) for l in (out / "rss.txt").read_text().splitlines() if "=" in l)
+
+def oha(label):
+    d = json.load(open(out / f"oha-{label}.json"))
+    return d["summary"]["requestsPerSec"], d["latencyPercentiles"]["p50"] * 1e3, d["latencyPercentiles"]["p99"] * 1e3
+
+def median_round(side):
+    runs = sorted((oha(f"{side}-{r}") for r in range(1, rounds + 1)), key=lambda t: t[0])
+    return runs[(len(runs) - 1) // 2], runs
+
+ours, ours_runs = median_round("ours")
+nginx, nginx_runs = median_round("nginx")
+ratio = ours[0] / nginx[0]
+
+print(f"Run {env['date']}: {env['nproc']} cores ({env['cpu']}), load average at start {env['loadavg_start']}, "
+      f"at end {env['loadavg_end']}; {env['oha']}, {env['nginx']}, {env['rustc']}; "
+      f"sources {env['git']} (hash {env['src_hash']}).\n")
+print(f"### a. Cached variant vs nginx (oha, {env['duration']} s × {env['connections']} connections, "
+      f"median of {rounds} alternating rounds)\n")
+print(f"Variant: `photo-1200x800.jpg?{env['variant_query']}`, {int(env['variant_bytes']):,} bytes "
+      f"({env['variant_type']}); nginx serves the same bytes from a file.\n")
+print("| server | req/s | p50 ms | p99 ms | req/s of each round |")
+print("|---|---:|---:|---:|---|")
+for name, best, runs in (("shutterbox, cached variant", ours, ours_runs), ("nginx, static file", nginx, nginx_runs)):
+    print(f"| {name} | {best[0]:,.0f} | {best[1]:.2f} | {best[2]:.2f} | "
+          f"{', '.join(f'{r[0]:,.0f}' for r in runs)} |")
+print(f"| **ours / nginx** | **{ratio:.2f}** | | | |")
+diag = [(l, n) for l, n in (("diag-healthz", "shutterbox `/healthz` (no lookup, tiny JSON)"),
+                             ("diag-raw", "shutterbox `/v1/raw/` of the same bytes (lookup + file read)"))
+        if (out / f"oha-{l}.json").exists()]
+if diag:
+    print("\nDiagnostics (one round each):\n")
+    print("| endpoint | req/s | p50 ms | p99 ms |")
+    print("|---|---:|---:|---:|")
+    for label, name in diag:
+        r = oha(label)
+        print(f"| {name} | {r[0]:,.0f} | {r[1]:.2f} | {r[2]:.2f} |")
+
+labels = {
+    "jpeg4000_w800_jpeg_q80": ("4000×3000 → 800 px JPEG q80", "w=800&q=80"),
+    "jpeg4000_w800_webp_q80": ("4000×3000 → 800 px WebP q80", "w=800&q=80&format=webp"),
+    "jpeg4000_w800_avif": ("4000×3000 → 800 px AVIF", "w=800&format=avif"),
+    "jpeg4000_cover200_jpeg": ("4000×3000 → 200×200 cover JPEG", "w=200&h=200&fit=cover"),
+    "jpeg1200_blur5_gray_jpeg": ("1200×800 blur 5 + gray JPEG q80", "blur=5&gray=true&q=80"),
+}
+rows = [l.split("\t") for l in (out / "cold.tsv").read_text().splitlines()[1:]]
+cold_ok = True
+print(f"\n### b. Cold render over HTTP vs the pipeline bench ({env['cold_reps']} cold requests per operation)\n")
+print("| operation | query | HTTP median ms | HTTP min–max ms | criterion median ms | HTTP − criterion ms | bytes |")
+print("|---|---|---:|---:|---:|---:|---:|")
+for op_id, (label, query) in labels.items():
+    times = [float(r[4]) * 1e3 for r in rows if r[0] == op_id]
+    sizes = sorted({r[3] for r in rows if r[0] == op_id})
+    med = statistics.median(times)
+    est = crit / op_id / "new" / "estimates.json"
+    if est.exists():
+        c = json.load(open(est))["median"]["point_estimate"] / 1e6
+        diff = med - c
+        cold_ok &= diff <= 5.0
+        cs, ds = f"{c:.1f}", f"{diff:+.1f}"
+    else:
+        cold_ok, cs, ds = None, "–", "–"
+    print(f"| {label} | `{query}` | {med:.1f} | {min(times):.1f}–{max(times):.1f} | {cs} | {ds} | "
+          f"{'/'.join(sizes)} |")
+
+mb = lambda kb: int(kb) / 1024
+code, size, secs = rss["big_request"].split()
+print("\n### c. Memory (fresh server)\n")
+print("| measure | MiB |")
+print("|---|---:|")
+print(f"| RSS idle (VmRSS after start) | {mb(rss['idle_rss_kb']):.1f} |")
+print(f"| peak RSS, upload of the {int(rss['big_bytes']) / 1e6:.1f} MB 8640×5760 JPEG (VmHWM) | "
+      f"{mb(rss['after_upload_hwm_kb']):.1f} |")
+peak_label = "reset before the request" if rss["hwm_reset"] == "yes" else "NOT reset: process lifetime"
+print(f"| **peak RSS, `?w=800` of it** (VmHWM, {peak_label}) | **{mb(rss['request_hwm_kb']):.1f}** |")
+print(f"| RSS 1 s after that request | {mb(rss['after_request_rss_kb']):.1f} |")
+print(f"\nThe `?w=800` request: HTTP {code}, {int(size):,} bytes, {float(secs) * 1e3:.0f} ms.")
+
+verdict = lambda ok: "–" if ok is None else ("met" if ok else "**not met**")
+peak = mb(rss["request_hwm_kb"])
+print("\n### Targets\n")
+print("| target | measured | verdict |")
+print("|---|---|---|")
+print(f"| cached variant ≥ 0.8× nginx req/s | {ratio:.2f}× | {verdict(ratio >= 0.8)} |")
+print(f"| cold render over HTTP within 5 ms of the criterion median | see b. | "
+      f"{verdict(cold_ok) if cold_ok is not None else 'no criterion estimates found'} |")
+print(f"| peak RSS ≤ 300 MB for a 50 MP JPEG at `?w=800` | {peak * 1.048576:.0f} MB ({peak:.0f} MiB) | "
+      f"{verdict(peak * 1.048576 <= 300)} |")
+EOF
+log "report written to $out/report.md"
