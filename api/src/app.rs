@@ -19,6 +19,7 @@ use crate::{
     config::{BackendConfig, Config},
     error::envelope,
     keys::{self, MintedKey},
+    lookup::PathLookup,
     openapi,
     rate_limit::InProcessLimiter,
     routes::{delivery, health, storage, thumbnail},
@@ -99,6 +100,7 @@ impl Application {
             limiter: Arc::new(InProcessLimiter::new(config.rate_limit)),
             queue: Arc::new(InProcessQueue::new()),
             variants: VariantCache::new(config.cache_bytes, renderer),
+            paths: PathLookup::default(),
             jobs: Arc::default(),
         };
         Ok(Self { acceptor, port: local.port(), public_url, state, workers: config.workers, bootstrap_key })

@@ -9,6 +9,7 @@ pub mod config;
 pub mod error;
 pub mod file_object;
 pub mod keys;
+pub mod lookup;
 pub mod openapi;
 pub mod rate_limit;
 pub mod routes;

@@ -7,7 +7,7 @@ use shutterbox_queue::{Job, JobQueue};
 use shutterbox_storage::{ObjectKey, ObjectStore};
 use shutterbox_worker::JobStats;
 
-use crate::{rate_limit::RateLimiter, variants::VariantCache};
+use crate::{lookup::PathLookup, rate_limit::RateLimiter, variants::VariantCache};
 
 /// Settings resolved at start-up (addresses are final once the listener is bound).
 #[derive(Debug, Clone)]
@@ -29,11 +29,19 @@ pub struct AppState {
     pub limiter: Arc<dyn RateLimiter>,
     pub queue: Arc<dyn JobQueue>,
     pub variants: VariantCache,
+    /// Public paths already resolved to files.
+    pub paths: PathLookup,
     /// Outcomes of the jobs this process runs.
     pub jobs: Arc<JobStats>,
 }
 
 impl AppState {
+    /// Forgets everything this process remembers of a deleted file: its paths and its cached variants.
+    pub fn forget_file(&self, file_id: &str) {
+        self.paths.forget(file_id);
+        self.variants.forget(file_id);
+    }
+
     /// Removes an object that is no longer referenced. When the store refuses now, the removal becomes a
     /// queued job retried with backoff, so a failed step leaves no orphan and the request still succeeds.
     pub async fn discard(&self, key: &ObjectKey) {

@@ -110,10 +110,15 @@ async fn delete_removes_the_record_and_the_bytes() {
 async fn a_deleted_files_name_can_be_used_again() {
     let app = TestApp::spawn().await;
     let first = app.upload("again.png", "image/png", PNG).await;
+    let url = first["secureUrl"].as_str().unwrap();
+    assert_eq!(app.fetch(url).await.2, PNG);
     let id = first["id"].as_str().unwrap();
     app.authed(Method::DELETE, &format!("/files/{id}"), &app.key).send().await.unwrap();
-    let second = app.upload("again.png", "image/png", PNG).await;
+    let other = b"not the first file's bytes";
+    let second = app.upload("again.png", "text/plain", other).await;
     assert_eq!(second["name"], "again.png");
     assert_eq!(second["secureUrl"], first["secureUrl"]);
     assert_ne!(second["id"], first["id"]);
+    // The address now names the new file, not what was looked up there before.
+    assert_eq!(app.fetch(url).await.2, other);
 }

@@ -18,7 +18,6 @@ use poem::{
     web::Data,
 };
 use shutterbox_metadata::FileRecord;
-use shutterbox_model::path::{extension, stem};
 use shutterbox_pipeline::{Format, OutputFormat, Target, Transform};
 use shutterbox_storage::{ByteRange, ObjectKey};
 
@@ -35,10 +34,8 @@ pub async fn deliver_file(req: &Request, state: Data<&AppState>) -> Result<Respo
     let transform =
         Transform::from_query(req.uri().query().unwrap_or("")).map_err(|e| ApiError::bad_request(e.to_string()))?;
     let path = request_path(req, "/v1/file/")?;
-    let (file, extension_format) = match state.metadata.file_by_path(&path).await? {
-        Some(file) => (file, None),
-        None => find_by_stem(&state, &path).await?,
-    };
+    let located = state.paths.locate(state.metadata.as_ref(), &path).await?.ok_or_else(not_found)?;
+    let (file, extension_format) = (&located.file, located.extension_format);
 
     // Originals that are never converted: non-rasters and BMP (SPEC.md 4.9.4), and `format=bmp`.
     let passthrough = file.kind != "image"
@@ -67,20 +64,14 @@ pub(crate) fn target_of(format: Option<Format>, extension_format: Option<OutputF
     }
 }
 
-/// `cat.webp` when only `cat.jpg` exists: the file with that stem, and the format the extension names.
-async fn find_by_stem(state: &AppState, path: &str) -> Result<(FileRecord, Option<OutputFormat>), ApiError> {
-    let not_found = || ApiError::not_found("no file at this path");
-    let (folder, name) = path.rsplit_once('/').ok_or_else(not_found)?;
-    let format =
-        extension(name).and_then(Format::parse).and_then(OutputFormat::from_requested).ok_or_else(not_found)?;
-    let file = state.metadata.file_by_stem(&format!("{folder}/{}", stem(name))).await?.ok_or_else(not_found)?;
-    Ok((file, Some(format)))
+fn not_found() -> ApiError {
+    ApiError::not_found("no file at this path")
 }
 
 async fn variant(
     req: &Request,
     state: &AppState,
-    file: FileRecord,
+    file: &FileRecord,
     transform: Transform,
     target: Target,
 ) -> Result<Response, ApiError> {
@@ -91,7 +82,7 @@ async fn variant(
     if etag_matches(req, &etag) {
         return Ok(builder.status(StatusCode::NOT_MODIFIED).finish());
     }
-    let variant = state.variants.get(&file, spec).await?;
+    let variant = state.variants.get(file, spec).await?;
     let builder =
         builder.content_type(variant.content_type.as_str()).header(header::CONTENT_LENGTH, variant.bytes.len());
     if req.method() == Method::HEAD {
@@ -107,8 +98,12 @@ pub async fn deliver_raw(req: &Request, state: Data<&AppState>) -> Result<Respon
         return Err(method_not_allowed());
     }
     let path = request_path(req, "/v1/raw/")?;
-    let file = state.metadata.file_by_path(&path).await?.ok_or_else(|| ApiError::not_found("no file at this path"))?;
-    original(req, &state, file).await
+    let located = state.paths.locate(state.metadata.as_ref(), &path).await?.ok_or_else(not_found)?;
+    // Raw URLs name stored paths exactly; the stem match is `/v1/file/`'s alone.
+    if located.extension_format.is_some() {
+        return Err(not_found());
+    }
+    original(req, &state, &located.file).await
 }
 
 /// The stored path a request names, decoded.
@@ -151,8 +146,8 @@ fn inline_safe(mime: &str) -> bool {
         || matches!(mime, "text/plain" | "application/json" | "application/pdf")
 }
 
-async fn original(req: &Request, state: &AppState, file: FileRecord) -> Result<Response, ApiError> {
-    let etag = etag_of(&file);
+async fn original(req: &Request, state: &AppState, file: &FileRecord) -> Result<Response, ApiError> {
+    let etag = etag_of(file);
     let headers = |builder: poem::ResponseBuilder| {
         let mut builder = builder
             .header(header::ETAG, etag.as_str())
