@@ -212,3 +212,27 @@ async fn deleting_a_file_drops_its_variants() {
     app.authed(Method::DELETE, &format!("/files/{id}"), &app.key).send().await.unwrap();
     assert_eq!(app.fetch(&variant).await.0, StatusCode::NOT_FOUND);
 }
+
+#[tokio::test]
+async fn avif_sources_are_typed_and_transformed() {
+    let app = TestApp::spawn().await;
+    // An AVIF made by the service itself from the 400×300 photo.
+    let (status, _, avif) = app.fetch(&format!("{}?format=avif", url(&photo(&app).await))).await;
+    assert_eq!(status, StatusCode::OK);
+    let file = app.upload("still.avif", "image/avif", &avif).await;
+    assert_eq!(file["type"], "image");
+    assert_eq!(file["rawType"], "image/avif");
+    // No parameters: the original bytes.
+    assert_eq!(app.fetch(&url(&file)).await.2, avif);
+    for (query, expected) in [("w=100&format=png", (100, 75)), ("w=50&h=50&fit=cover&format=jpeg", (50, 50))] {
+        let (status, _, bytes) = app.fetch(&format!("{}?{query}", url(&file))).await;
+        assert_eq!(status, StatusCode::OK, "{query}");
+        assert_eq!(dimensions(&bytes), expected, "{query}");
+    }
+    // Same format out: the URL's own extension.
+    let (status, content_type, _) = app.fetch(&format!("{}?w=80", url(&file))).await;
+    assert_eq!((status, content_type.as_str()), (StatusCode::OK, "image/avif"));
+    // A damaged AVIF is the client's problem, not a 5xx.
+    let broken = app.upload("broken.avif", "image/avif", &avif[..avif.len() / 2]).await;
+    assert_error(app.client.get(format!("{}?w=80", url(&broken))).send().await.unwrap(), StatusCode::BAD_REQUEST).await;
+}
