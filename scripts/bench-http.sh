@@ -215,7 +215,10 @@ EOF
   echo "rustc=$(rustc --version)"
   echo "git=$(git rev-parse --short HEAD 2>/dev/null || echo '?')$(git diff --quiet HEAD -- pipeline api worker src 2>/dev/null || echo ' + uncommitted changes')"
   echo "src_hash=$build_hash"
-  echo "duration=$duration connections=$connections rounds=$rounds cold_reps=$cold_reps"
+  echo "duration=$duration"
+  echo "connections=$connections"
+  echo "rounds=$rounds"
+  echo "cold_reps=$cold_reps"
   echo "variant_query=$variant_query"
 } >"$out/env.txt"
 

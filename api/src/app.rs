@@ -5,7 +5,9 @@ use std::{io, sync::Arc, time::Duration};
 
 use poem::{
     EndpointExt, IntoEndpoint, Route, Server,
+    http::uri::Scheme,
     listener::{Acceptor, Listener, TcpAcceptor, TcpListener},
+    web::{LocalAddr, RemoteAddr},
 };
 use shutterbox_metadata::{MetadataStore, SqlMetadata};
 use shutterbox_model::{AccountName, Scope};
@@ -51,7 +53,7 @@ pub async fn open_metadata(backend: &BackendConfig) -> Result<Arc<dyn MetadataSt
 
 /// A service that is bound and ready to run.
 pub struct Application {
-    acceptor: TcpAcceptor,
+    acceptor: NoDelayAcceptor,
     port: u16,
     public_url: String,
     state: AppState,
@@ -64,6 +66,7 @@ impl Application {
         let acceptor = TcpListener::bind(config.listen.clone())
             .into_acceptor()
             .await
+            .map(NoDelayAcceptor)
             .map_err(|source| StartError::Listen { addr: config.listen.clone(), source })?;
         let local =
             acceptor.local_addr().into_iter().find_map(|addr| addr.as_socket_addr().copied()).ok_or_else(|| {
@@ -173,4 +176,25 @@ async fn bootstrap(metadata: &dyn MetadataStore) -> Result<Option<MintedKey>, St
     let account = AccountName::parse("default")
         .map_err(|e| StartError::Metadata(shutterbox_metadata::MetadataError::Corrupt(e.to_string())))?;
     Ok(Some(keys::mint(metadata, &account, Scope::Secret).await?))
+}
+
+/// Poem's TCP acceptor with `TCP_NODELAY` on every connection. Without it, a body sent in several writes
+/// (a streamed original) ends in a small segment that Nagle's algorithm holds back until the client's
+/// delayed ACK (40 ms on Linux): measured as a 43 ms median for a 19 KB `/v1/raw/` response.
+pub struct NoDelayAcceptor(TcpAcceptor);
+
+impl Acceptor for NoDelayAcceptor {
+    type Io = tokio::net::TcpStream;
+
+    fn local_addr(&self) -> Vec<LocalAddr> {
+        self.0.local_addr()
+    }
+
+    async fn accept(&mut self) -> io::Result<(Self::Io, LocalAddr, RemoteAddr, Scheme)> {
+        let accepted = self.0.accept().await?;
+        if let Err(e) = accepted.0.set_nodelay(true) {
+            tracing::debug!(error = %e, "could not set TCP_NODELAY");
+        }
+        Ok(accepted)
+    }
 }

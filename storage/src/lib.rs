@@ -52,6 +52,15 @@ pub trait ObjectStore: Send + Sync + 'static {
     /// The object's bytes (a range of them when `range` is given); `None` when it does not exist.
     async fn read(&self, key: &ObjectKey, range: Option<ByteRange>) -> Result<Option<ByteStream>, StoreError>;
 
+    /// The whole object in memory; `None` when it does not exist. The default collects `read`'s stream;
+    /// a store that can read an object in one call overrides it (a source image is read whole to render).
+    async fn get(&self, key: &ObjectKey) -> Result<Option<Bytes>, StoreError> {
+        use futures_util::TryStreamExt;
+        let Some(stream) = self.read(key, None).await? else { return Ok(None) };
+        let chunks: Vec<Bytes> = stream.try_collect().await?;
+        Ok(Some(Bytes::from(chunks.concat())))
+    }
+
     /// Stores a whole object, replacing any other under the same key.
     async fn put(&self, key: &ObjectKey, bytes: Bytes, content_type: &str) -> Result<(), StoreError>;
 

@@ -5,7 +5,6 @@
 use std::sync::Arc;
 
 use bytes::Bytes;
-use futures_util::TryStreamExt;
 use sha2::{Digest, Sha256};
 use shutterbox_metadata::{FileRecord, MetadataError, MetadataStore, VariantRecord};
 use shutterbox_pipeline::{PipelineError, RenderOptions, Target, Transform, render};
@@ -60,12 +59,6 @@ pub struct Renderer {
     options: RenderOptions,
 }
 
-async fn read_all(store: &dyn ObjectStore, key: &ObjectKey) -> Result<Option<Vec<u8>>, StoreError> {
-    let Some(stream) = store.read(key, None).await? else { return Ok(None) };
-    let chunks: Vec<Bytes> = stream.try_collect().await?;
-    Ok(Some(chunks.concat()))
-}
-
 impl Renderer {
     pub fn new(metadata: Arc<dyn MetadataStore>, store: Arc<dyn ObjectStore>, options: RenderOptions) -> Self {
         Self { metadata, store, options }
@@ -80,17 +73,14 @@ impl Renderer {
         let Some(record) = self.metadata.variant(&file.id, &spec.digest()).await? else { return Ok(None) };
         let key =
             ObjectKey::parse(&record.object_key).map_err(|_| VariantError::MalformedKey(record.object_key.clone()))?;
-        Ok(read_all(self.store.as_ref(), &key)
-            .await?
-            .map(|bytes| Variant { bytes: Bytes::from(bytes), content_type: record.content_type }))
+        Ok(self.store.get(&key).await?.map(|bytes| Variant { bytes, content_type: record.content_type }))
     }
 
     /// Renders the variant from the original (on the blocking pool).
     pub async fn render(&self, file: &FileRecord, spec: &VariantSpec) -> Result<Variant, VariantError> {
         let key =
             ObjectKey::parse(&file.object_key).map_err(|_| VariantError::MalformedKey(file.object_key.clone()))?;
-        let source =
-            read_all(self.store.as_ref(), &key).await?.ok_or_else(|| VariantError::OriginalMissing(file.id.clone()))?;
+        let source = self.store.get(&key).await?.ok_or_else(|| VariantError::OriginalMissing(file.id.clone()))?;
         let (transform, target, options) = (spec.transform, spec.target, self.options);
         let rendered = tokio::task::spawn_blocking(move || render(&source, &transform, target, options))
             .await
