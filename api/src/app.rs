@@ -5,7 +5,7 @@ use std::{io, sync::Arc, time::Duration};
 
 use poem::{
     EndpointExt, IntoEndpoint, Route, Server,
-    http::uri::Scheme,
+    http::{HeaderValue, uri::Scheme},
     listener::{Acceptor, Listener, TcpAcceptor, TcpListener},
     web::{LocalAddr, RemoteAddr},
 };
@@ -93,6 +93,8 @@ impl Application {
             max_upload_bytes: config.max_upload_bytes,
             upload_expiry_secs: config.upload_expiry_secs,
             cache_max_age_secs: config.cache_max_age_secs,
+            cache_control: HeaderValue::try_from(format!("public, max-age={}", config.cache_max_age_secs))
+                .unwrap_or_else(|_| HeaderValue::from_static("public, max-age=0")),
         };
         let renderer =
             Renderer::new(metadata.clone(), store.clone(), RenderOptions { max_pixels: config.max_source_pixels });

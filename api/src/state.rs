@@ -2,6 +2,8 @@
 
 use std::sync::Arc;
 
+use poem::http::HeaderValue;
+
 use shutterbox_metadata::MetadataStore;
 use shutterbox_queue::{Job, JobQueue};
 use shutterbox_storage::{ObjectKey, ObjectStore};
@@ -19,6 +21,8 @@ pub struct Settings {
     pub max_upload_bytes: u64,
     pub upload_expiry_secs: u64,
     pub cache_max_age_secs: u64,
+    /// `public, max-age=<cache_max_age_secs>`, the Cache-Control of public deliveries, made once.
+    pub cache_control: HeaderValue,
 }
 
 #[derive(Clone)]

@@ -67,9 +67,10 @@ impl VariantCache {
         &self.renderer
     }
 
-    /// The variant `spec` of `file`: from memory, else the store, else rendered now.
-    pub async fn get(&self, file: &FileRecord, spec: VariantSpec) -> Result<Arc<Variant>, ApiError> {
-        let key = VariantKey::new(&file.id, &spec);
+    /// The variant `spec` of `file`, named `key` (`VariantKey::new(&file.id, &spec)`, which the caller has
+    /// already made for the ETag): from memory, else the store, else rendered now.
+    pub async fn get(&self, key: VariantKey, file: &FileRecord, spec: VariantSpec) -> Result<Arc<Variant>, ApiError> {
+        debug_assert_eq!(key, VariantKey::new(&file.id, &spec));
         if let Some(hit) = self.cache.get(&key).await {
             self.stats.hits.fetch_add(1, Ordering::Relaxed);
             return Ok(hit);

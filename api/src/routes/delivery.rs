@@ -76,13 +76,15 @@ async fn variant(
     target: Target,
 ) -> Result<Response, ApiError> {
     let spec = VariantSpec { transform, target };
-    let etag = VariantKey::new(&file.id, &spec).etag();
-    let cache_control = format!("public, max-age={}", state.settings.cache_max_age_secs);
-    let builder = Response::builder().header(header::ETAG, etag.as_str()).header(header::CACHE_CONTROL, cache_control);
+    let key = VariantKey::new(&file.id, &spec);
+    let etag = key.etag();
+    let builder = Response::builder()
+        .header(header::ETAG, etag.as_str())
+        .header(header::CACHE_CONTROL, state.settings.cache_control.clone());
     if etag_matches(req, &etag) {
         return Ok(builder.status(StatusCode::NOT_MODIFIED).finish());
     }
-    let variant = state.variants.get(file, spec).await?;
+    let variant = state.variants.get(key, file, spec).await?;
     let builder =
         builder.content_type(variant.content_type.as_str()).header(header::CONTENT_LENGTH, variant.bytes.len());
     if req.method() == Method::HEAD {
@@ -151,7 +153,7 @@ async fn original(req: &Request, state: &AppState, file: &FileRecord) -> Result<
     let headers = |builder: poem::ResponseBuilder| {
         let mut builder = builder
             .header(header::ETAG, etag.as_str())
-            .header(header::CACHE_CONTROL, format!("public, max-age={}", state.settings.cache_max_age_secs))
+            .header(header::CACHE_CONTROL, state.settings.cache_control.clone())
             .header(header::ACCEPT_RANGES, "bytes")
             // Nothing served from our origin may run script, whatever it is.
             .header(header::CONTENT_SECURITY_POLICY, "default-src 'none'; style-src 'unsafe-inline'; sandbox");

@@ -7,7 +7,7 @@
 
 use poem::{
     IntoResponse, Request, Response, handler,
-    http::{Method, StatusCode, header},
+    http::{HeaderValue, Method, StatusCode, header},
     web::{Data, Path},
 };
 use shutterbox_metadata::FileRecord;
@@ -58,15 +58,16 @@ pub async fn thumbnail(req: &Request, state: Data<&AppState>, Path(id): Path<Str
         return Err(method_not_allowed());
     }
     let file = state.metadata.file_by_id(&id).await?.ok_or_else(|| ApiError::not_found("no file with this id"))?;
-    let cache_control = format!("public, max-age={}", state.settings.cache_max_age_secs);
+    let cache_control = &state.settings.cache_control;
 
     let (etag, content_type, bytes) = if has_picture(&file) {
         let spec = preset()?;
-        let etag = VariantKey::new(&file.id, &spec).etag();
+        let key = VariantKey::new(&file.id, &spec);
+        let etag = key.etag();
         if etag_matches(req, &etag) {
-            return Ok(not_modified(&etag, &cache_control));
+            return Ok(not_modified(&etag, cache_control));
         }
-        match state.variants.get(&file, spec).await {
+        match state.variants.get(key, &file, spec).await {
             Ok(variant) => (etag, variant.content_type.clone(), variant.bytes.clone()),
             // An image we cannot decode still gets a thumbnail, the image placeholder.
             Err(e) if e.status == StatusCode::BAD_REQUEST => placeholder(PlaceholderKind::Image),
@@ -76,11 +77,11 @@ pub async fn thumbnail(req: &Request, state: Data<&AppState>, Path(id): Path<Str
         placeholder(PlaceholderKind::of_mime(&file.raw_type))
     };
     if etag_matches(req, &etag) {
-        return Ok(not_modified(&etag, &cache_control));
+        return Ok(not_modified(&etag, cache_control));
     }
     let builder = Response::builder()
         .header(header::ETAG, etag.as_str())
-        .header(header::CACHE_CONTROL, cache_control)
+        .header(header::CACHE_CONTROL, cache_control.clone())
         .content_type(content_type)
         .header(header::CONTENT_LENGTH, bytes.len());
     if req.method() == Method::HEAD {
@@ -89,11 +90,11 @@ pub async fn thumbnail(req: &Request, state: Data<&AppState>, Path(id): Path<Str
     Ok(builder.body(bytes))
 }
 
-fn not_modified(etag: &str, cache_control: &str) -> Response {
+fn not_modified(etag: &str, cache_control: &HeaderValue) -> Response {
     Response::builder()
         .status(StatusCode::NOT_MODIFIED)
         .header(header::ETAG, etag)
-        .header(header::CACHE_CONTROL, cache_control)
+        .header(header::CACHE_CONTROL, cache_control.clone())
         .finish()
         .into_response()
 }
