@@ -24,6 +24,7 @@ use crate::{
     lookup::PathLookup,
     openapi,
     rate_limit::InProcessLimiter,
+    responses::ResponseCache,
     routes::{delivery, health, storage, thumbnail},
     state::{AppState, Settings},
     variants::VariantCache,
@@ -106,6 +107,8 @@ impl Application {
             queue: Arc::new(InProcessQueue::new()),
             variants: VariantCache::new(config.cache_bytes, renderer),
             paths: PathLookup::default(),
+            // A quarter of the variant memory: the hot responses, sharing the variant cache's bytes.
+            responses: ResponseCache::new(config.cache_bytes / 4),
             jobs: Arc::default(),
         };
         Ok(Self { acceptor, port: local.port(), public_url, state, workers: config.workers, bootstrap_key })

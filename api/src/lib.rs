@@ -12,6 +12,7 @@ pub mod keys;
 pub mod lookup;
 pub mod openapi;
 pub mod rate_limit;
+pub mod responses;
 pub mod routes;
 pub mod state;
 pub mod variants;

@@ -9,7 +9,7 @@ use shutterbox_queue::{Job, JobQueue};
 use shutterbox_storage::{ObjectKey, ObjectStore};
 use shutterbox_worker::JobStats;
 
-use crate::{lookup::PathLookup, rate_limit::RateLimiter, variants::VariantCache};
+use crate::{lookup::PathLookup, rate_limit::RateLimiter, responses::ResponseCache, variants::VariantCache};
 
 /// Settings resolved at start-up (addresses are final once the listener is bound).
 #[derive(Debug, Clone)]
@@ -35,14 +35,17 @@ pub struct AppState {
     pub variants: VariantCache,
     /// Public paths already resolved to files.
     pub paths: PathLookup,
+    /// Variant responses by exact request target.
+    pub responses: ResponseCache,
     /// Outcomes of the jobs this process runs.
     pub jobs: Arc<JobStats>,
 }
 
 impl AppState {
-    /// Forgets everything this process remembers of a deleted file: its paths and its cached variants.
+    /// Forgets everything this process remembers of a deleted file: its paths, responses and variants.
     pub fn forget_file(&self, file_id: &str) {
         self.paths.forget(file_id);
+        self.responses.forget(file_id);
         self.variants.forget(file_id);
     }
 

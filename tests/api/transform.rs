@@ -236,3 +236,27 @@ async fn avif_sources_are_typed_and_transformed() {
     let broken = app.upload("broken.avif", "image/avif", &avif[..avif.len() / 2]).await;
     assert_error(app.client.get(format!("{}?w=80", url(&broken))).send().await.unwrap(), StatusCode::BAD_REQUEST).await;
 }
+
+#[tokio::test]
+async fn a_reused_name_serves_the_new_images_variants() {
+    let app = TestApp::spawn().await;
+    let first = photo(&app).await;
+    let variant = format!("{}?w=100&format=png", url(&first));
+    // Twice, so the second answer comes from the responses kept for this exact URL.
+    for _ in 0..2 {
+        let (status, _, bytes) = app.fetch(&variant).await;
+        assert_eq!((status, dimensions(&bytes)), (StatusCode::OK, (100, 75)));
+    }
+    let id = first["id"].as_str().unwrap();
+    let deleted = app.authed(Method::DELETE, &format!("/files/{id}"), &app.key).send().await.unwrap();
+    assert_eq!(deleted.status(), StatusCode::OK);
+    assert_error(app.client.get(&variant).send().await.unwrap(), StatusCode::NOT_FOUND).await;
+
+    let square = RgbaImage::from_fn(200, 200, |x, _| Rgba([x as u8, 0, 0, 255]));
+    let mut png = Vec::new();
+    DynamicImage::ImageRgba8(square).write_to(&mut Cursor::new(&mut png), ImageFormat::Png).unwrap();
+    let second = app.upload("photo.png", "image/png", &png).await;
+    assert_eq!(second["secureUrl"], first["secureUrl"]);
+    let (status, _, bytes) = app.fetch(&variant).await;
+    assert_eq!((status, dimensions(&bytes)), (StatusCode::OK, (100, 100)));
+}

@@ -23,7 +23,7 @@ use shutterbox_storage::{ByteRange, ObjectKey};
 
 use shutterbox_worker::VariantSpec;
 
-use crate::{error::ApiError, state::AppState, variants::VariantKey};
+use crate::{error::ApiError, responses::CachedResponse, state::AppState, variants::VariantKey};
 
 /// `GET|HEAD /v1/file/<path>`.
 #[handler]
@@ -31,6 +31,12 @@ pub async fn deliver_file(req: &Request, state: Data<&AppState>) -> Result<Respo
     if req.method() != Method::GET && req.method() != Method::HEAD {
         return Err(method_not_allowed());
     }
+    // The exact request target answered before: its bytes and headers, with no parsing or lookups.
+    let request_target = req.uri().path_and_query().map_or("", |target| target.as_str());
+    if let Some(hit) = state.responses.get(request_target) {
+        return Ok(variant_response(req, &state, &hit));
+    }
+    let generation = state.responses.generation();
     let transform =
         Transform::from_query(req.uri().query().unwrap_or("")).map_err(|e| ApiError::bad_request(e.to_string()))?;
     let path = request_path(req, "/v1/file/")?;
@@ -51,7 +57,46 @@ pub async fn deliver_file(req: &Request, state: Data<&AppState>) -> Result<Respo
         return original(req, &state, file).await;
     }
     let target = target_of(transform.format, extension_format);
-    variant(req, &state, file, transform, target).await
+    let spec = VariantSpec { transform, target };
+    let key = VariantKey::new(&file.id, &spec);
+    let etag = HeaderValue::try_from(key.etag()).map_err(ApiError::internal)?;
+    if etag_matches(req, etag.to_str().unwrap_or_default()) {
+        return Ok(not_modified(&state, &etag));
+    }
+    let variant = state.variants.get(key, file, spec).await?;
+    let response = CachedResponse {
+        file_id: file.id.clone(),
+        etag,
+        content_type: HeaderValue::try_from(variant.content_type.as_str()).map_err(ApiError::internal)?,
+        bytes: variant.bytes.clone(),
+    };
+    let answer = variant_response(req, &state, &response);
+    state.responses.insert(request_target, generation, response);
+    Ok(answer)
+}
+
+fn not_modified(state: &AppState, etag: &HeaderValue) -> Response {
+    Response::builder()
+        .status(StatusCode::NOT_MODIFIED)
+        .header(header::ETAG, etag.clone())
+        .header(header::CACHE_CONTROL, state.settings.cache_control.clone())
+        .finish()
+}
+
+/// A variant's response: 304 when the client has it, headers alone for HEAD, else the bytes.
+fn variant_response(req: &Request, state: &AppState, response: &CachedResponse) -> Response {
+    if etag_matches(req, response.etag.to_str().unwrap_or_default()) {
+        return not_modified(state, &response.etag);
+    }
+    let builder = Response::builder()
+        .header(header::ETAG, response.etag.clone())
+        .header(header::CACHE_CONTROL, state.settings.cache_control.clone())
+        .header(header::CONTENT_TYPE, response.content_type.clone())
+        .header(header::CONTENT_LENGTH, response.bytes.len());
+    if req.method() == Method::HEAD {
+        return builder.finish();
+    }
+    builder.body(response.bytes.clone())
 }
 
 /// The output a request asks for: `format` if given, else the format the URL's extension names, else the
@@ -66,31 +111,6 @@ pub(crate) fn target_of(format: Option<Format>, extension_format: Option<OutputF
 
 fn not_found() -> ApiError {
     ApiError::not_found("no file at this path")
-}
-
-async fn variant(
-    req: &Request,
-    state: &AppState,
-    file: &FileRecord,
-    transform: Transform,
-    target: Target,
-) -> Result<Response, ApiError> {
-    let spec = VariantSpec { transform, target };
-    let key = VariantKey::new(&file.id, &spec);
-    let etag = key.etag();
-    let builder = Response::builder()
-        .header(header::ETAG, etag.as_str())
-        .header(header::CACHE_CONTROL, state.settings.cache_control.clone());
-    if etag_matches(req, &etag) {
-        return Ok(builder.status(StatusCode::NOT_MODIFIED).finish());
-    }
-    let variant = state.variants.get(key, file, spec).await?;
-    let builder =
-        builder.content_type(variant.content_type.as_str()).header(header::CONTENT_LENGTH, variant.bytes.len());
-    if req.method() == Method::HEAD {
-        return Ok(builder.finish());
-    }
-    Ok(builder.body(variant.bytes.clone()))
 }
 
 /// `GET|HEAD /v1/raw/<path>`.
