@@ -75,7 +75,7 @@ pub async fn deliver_file(req: &Request, state: Data<&AppState>) -> Result<Respo
     Ok(answer)
 }
 
-fn not_modified(state: &AppState, etag: &HeaderValue) -> Response {
+pub(crate) fn not_modified(state: &AppState, etag: &HeaderValue) -> Response {
     Response::builder()
         .status(StatusCode::NOT_MODIFIED)
         .header(header::ETAG, etag.clone())
@@ -83,8 +83,8 @@ fn not_modified(state: &AppState, etag: &HeaderValue) -> Response {
         .finish()
 }
 
-/// A variant's response: 304 when the client has it, headers alone for HEAD, else the bytes.
-fn variant_response(req: &Request, state: &AppState, response: &CachedResponse) -> Response {
+/// A variant's response (thumbnails' too): 304 when the client has it, headers alone for HEAD, else the bytes.
+pub(crate) fn variant_response(req: &Request, state: &AppState, response: &CachedResponse) -> Response {
     if etag_matches(req, response.etag.to_str().unwrap_or_default()) {
         return not_modified(state, &response.etag);
     }

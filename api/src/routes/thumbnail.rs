@@ -5,9 +5,10 @@
 //! if the job has not run yet it is rendered here, once, like any variant. Files without a picture of their
 //! own — non-images, SVG, images we cannot decode — get a placeholder PNG for their type.
 
+use bytes::Bytes;
 use poem::{
-    IntoResponse, Request, Response, handler,
-    http::{HeaderValue, Method, StatusCode, header},
+    Request, Response, handler,
+    http::{HeaderValue, Method, StatusCode},
     web::{Data, Path},
 };
 use shutterbox_metadata::FileRecord;
@@ -17,7 +18,8 @@ use shutterbox_worker::VariantSpec;
 
 use crate::{
     error::ApiError,
-    routes::delivery::{etag_matches, method_not_allowed},
+    responses::CachedResponse,
+    routes::delivery::{etag_matches, method_not_allowed, not_modified, variant_response},
     state::AppState,
     variants::VariantKey,
 };
@@ -58,50 +60,34 @@ pub async fn thumbnail(req: &Request, state: Data<&AppState>, Path(id): Path<Str
         return Err(method_not_allowed());
     }
     let file = state.metadata.file_by_id(&id).await?.ok_or_else(|| ApiError::not_found("no file with this id"))?;
-    let cache_control = &state.settings.cache_control;
-
-    let (etag, content_type, bytes) = if has_picture(&file) {
+    let response = if has_picture(&file) {
         let spec = preset()?;
         let key = VariantKey::new(&file.id, &spec);
-        let etag = key.etag();
-        if etag_matches(req, &etag) {
-            return Ok(not_modified(&etag, cache_control));
+        let etag = HeaderValue::try_from(key.etag()).map_err(ApiError::internal)?;
+        // Before rendering: a client that has the thumbnail costs nothing.
+        if etag_matches(req, etag.to_str().unwrap_or_default()) {
+            return Ok(not_modified(&state, &etag));
         }
         match state.variants.get(key, &file, spec).await {
-            Ok(variant) => (etag, variant.content_type.clone(), variant.bytes.clone()),
+            Ok(variant) => CachedResponse {
+                file_id: file.id.clone(),
+                etag,
+                content_type: HeaderValue::try_from(variant.content_type.as_str()).map_err(ApiError::internal)?,
+                bytes: variant.bytes.clone(),
+            },
             // An image we cannot decode still gets a thumbnail, the image placeholder.
-            Err(e) if e.status == StatusCode::BAD_REQUEST => placeholder(PlaceholderKind::Image),
+            Err(e) if e.status == StatusCode::BAD_REQUEST => placeholder(&file.id, PlaceholderKind::Image),
             Err(e) => return Err(e),
         }
     } else {
-        placeholder(PlaceholderKind::of_mime(&file.raw_type))
+        placeholder(&file.id, PlaceholderKind::of_mime(&file.raw_type))
     };
-    if etag_matches(req, &etag) {
-        return Ok(not_modified(&etag, cache_control));
-    }
-    let builder = Response::builder()
-        .header(header::ETAG, etag.as_str())
-        .header(header::CACHE_CONTROL, cache_control.clone())
-        .content_type(content_type)
-        .header(header::CONTENT_LENGTH, bytes.len());
-    if req.method() == Method::HEAD {
-        return Ok(builder.finish());
-    }
-    Ok(builder.body(bytes))
+    Ok(variant_response(req, &state, &response))
 }
 
-fn not_modified(etag: &str, cache_control: &HeaderValue) -> Response {
-    Response::builder()
-        .status(StatusCode::NOT_MODIFIED)
-        .header(header::ETAG, etag)
-        .header(header::CACHE_CONTROL, cache_control.clone())
-        .finish()
-        .into_response()
-}
-
-/// A placeholder's ETag names its category and this build, whose drawing is fixed.
-fn placeholder(kind: PlaceholderKind) -> (String, String, bytes::Bytes) {
-    static PLACEHOLDERS: std::sync::OnceLock<std::sync::Mutex<Vec<(PlaceholderKind, bytes::Bytes)>>> =
+/// A placeholder's ETag names its kind and this build, whose drawing is fixed. Each kind is drawn once.
+fn placeholder(file_id: &str, kind: PlaceholderKind) -> CachedResponse {
+    static PLACEHOLDERS: std::sync::OnceLock<std::sync::Mutex<Vec<(PlaceholderKind, Bytes)>>> =
         std::sync::OnceLock::new();
     let cache = PLACEHOLDERS.get_or_init(Default::default);
     let bytes = {
@@ -109,12 +95,17 @@ fn placeholder(kind: PlaceholderKind) -> (String, String, bytes::Bytes) {
         match cache.iter().find(|(k, _)| *k == kind) {
             Some((_, bytes)) => bytes.clone(),
             None => {
-                let bytes = bytes::Bytes::from(placeholder_png(kind));
+                let bytes = Bytes::from(placeholder_png(kind));
                 cache.push((kind, bytes.clone()));
                 bytes
             }
         }
     };
     let etag = format!("\"placeholder-{}-{}\"", kind.as_str(), env!("CARGO_PKG_VERSION"));
-    (etag, "image/png".to_owned(), bytes)
+    CachedResponse {
+        file_id: file_id.to_owned(),
+        etag: HeaderValue::try_from(etag).unwrap_or_else(|_| HeaderValue::from_static("\"placeholder\"")),
+        content_type: HeaderValue::from_static("image/png"),
+        bytes,
+    }
 }
