@@ -3,7 +3,7 @@
 use shutterbox_metadata::{MetadataError, MetadataStore};
 use shutterbox_model::{AccountName, ApiKeySecret, Scope};
 
-use crate::state::now_ms;
+use shutterbox_model::clock::now_ms;
 
 /// A key just created: shown once, then only its hash remains.
 pub struct MintedKey {

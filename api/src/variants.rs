@@ -14,7 +14,9 @@ use moka::future::Cache;
 use shutterbox_metadata::FileRecord;
 use shutterbox_worker::{Renderer, Variant, VariantError, VariantSpec};
 
-use crate::{error::ApiError, state::now_ms};
+use shutterbox_model::clock::now_ms;
+
+use crate::error::ApiError;
 
 /// A variant's name in the cache: whose it is and which one.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]

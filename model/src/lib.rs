@@ -2,6 +2,7 @@
 //! decided from its bytes, how sizes and times are shown to users, what each key scope may do, and how API
 //! keys are minted and hashed. Every other crate takes these rules from here so they live in one place.
 
+pub mod clock;
 pub mod display;
 pub mod key;
 pub mod path;

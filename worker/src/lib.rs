@@ -14,6 +14,7 @@ use std::{
 };
 
 use shutterbox_metadata::MetadataError;
+use shutterbox_model::clock::now_ms;
 use shutterbox_pipeline::{Target, Transform};
 use shutterbox_queue::{Delivery, Job, JobQueue};
 use shutterbox_storage::{ObjectKey, ObjectStore, StoreError};
@@ -43,12 +44,6 @@ impl JobError {
             Self::MalformedKey(_) | Self::BadVariant(_) => false,
         }
     }
-}
-
-fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
 }
 
 /// Backoff before attempt `attempt + 1`: 1 s, 2 s, 4 s … capped at one minute.

@@ -43,11 +43,7 @@ pub async fn deliver_file(req: &Request, state: Data<&AppState>) -> Result<Respo
     let located = state.paths.locate(state.metadata.as_ref(), &path).await?.ok_or_else(not_found)?;
     let (file, extension_format) = (&located.file, located.extension_format);
 
-    // Originals that are never converted: non-rasters and BMP (SPEC.md 4.9.4), and `format=bmp`.
-    let passthrough = file.kind != "image"
-        || matches!(file.raw_type.as_str(), "image/svg+xml" | "image/bmp")
-        || transform.format == Some(Format::Bmp);
-    if passthrough {
+    if served_unconverted(file, &transform) {
         if file.kind != "image" && !(transform.is_identity() && extension_format.is_none()) {
             return Err(ApiError::bad_request("transformations apply to images only; this file is not one"));
         }
@@ -97,6 +93,14 @@ pub(crate) fn variant_response(req: &Request, state: &AppState, response: &Cache
         return builder.finish();
     }
     builder.body(response.bytes.clone())
+}
+
+/// Whether `file` is served as stored whatever the transformations ask: non-rasters, SVG and BMP
+/// originals (SPEC.md 4.9.4), and `format=bmp`.
+pub(crate) fn served_unconverted(file: &FileRecord, transform: &Transform) -> bool {
+    file.kind != "image"
+        || matches!(file.raw_type.as_str(), "image/svg+xml" | "image/bmp")
+        || transform.format == Some(Format::Bmp)
 }
 
 /// The output a request asks for: `format` if given, else the format the URL's extension names, else the

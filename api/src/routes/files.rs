@@ -6,16 +6,11 @@ use poem_openapi::{
     param::{Path, Query},
     payload::Json,
 };
-use shutterbox_model::Operation;
+use shutterbox_model::{Operation, clock::now_ms};
 use shutterbox_storage::ObjectKey;
 
 use super::ApiTags;
-use crate::{
-    auth::Caller,
-    error::ApiError,
-    file_object::FileObject,
-    state::{AppState, now_ms},
-};
+use crate::{auth::Caller, error::ApiError, file_object::FileObject, state::AppState};
 
 #[derive(Debug, Object)]
 #[oai(rename_all = "camelCase")]

@@ -9,12 +9,16 @@ use serde::Deserialize;
 use serde_json::Value;
 use shutterbox_metadata::FileRecord;
 use shutterbox_model::{Operation, path::extension};
-use shutterbox_pipeline::{Format, OutputFormat, Transform};
+use shutterbox_pipeline::{OutputFormat, Transform};
 use shutterbox_queue::Job;
 
 use super::ApiTags;
 use crate::{
-    auth::Caller, body::JsonBody, error::ApiError, file_object::encode_path, routes::delivery::target_of,
+    auth::Caller,
+    body::JsonBody,
+    error::ApiError,
+    file_object::encode_path,
+    routes::delivery::{served_unconverted, target_of},
     state::AppState,
 };
 
@@ -97,10 +101,7 @@ pub struct TransformUrl {
 /// served as they are (no transformation, `format=bmp`, SVG and BMP sources) need nothing. A queue that
 /// refuses costs only time: the first request renders the variant instead.
 async fn enqueue_variant(state: &AppState, file: &FileRecord, transform: &Transform, query: &str) {
-    let passthrough = transform.is_identity()
-        || transform.format == Some(Format::Bmp)
-        || matches!(file.raw_type.as_str(), "image/svg+xml" | "image/bmp");
-    if passthrough {
+    if transform.is_identity() || served_unconverted(file, transform) {
         return;
     }
     let job = Job::RenderVariant {

@@ -7,18 +7,12 @@ use poem::web::Data;
 use poem_openapi::{Object, OpenApi, payload::Json};
 use serde::Deserialize;
 use shutterbox_metadata::{ConfirmOutcome, NewFile, PendingUpload};
-use shutterbox_model::{AccountName, FileName, FolderPath, Operation, sniff};
+use shutterbox_model::{AccountName, FileName, FolderPath, Operation, clock::now_ms, sniff};
 use shutterbox_storage::{ObjectKey, read_head};
 use uuid::Uuid;
 
 use super::{ApiTags, thumbnail};
-use crate::{
-    auth::Caller,
-    body::JsonBody,
-    error::ApiError,
-    file_object::FileObject,
-    state::{AppState, now_ms},
-};
+use crate::{auth::Caller, body::JsonBody, error::ApiError, file_object::FileObject, state::AppState};
 
 /// What is about to be uploaded.
 #[derive(Debug, Object, Deserialize)]
