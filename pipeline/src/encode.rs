@@ -71,15 +71,6 @@ impl OutputFormat {
     }
 }
 
-/// rav1e's speed preset: 10 is ~7× faster than 6 for ~11% more bytes (STACK-NOTES.md measurements).
-const AVIF_SPEED: u8 = 9;
-
-/// `q` is one scale for every lossy format, anchored on JPEG's (the service's default, 80, is a good
-/// photo JPEG). ravif's own quality number is not on that scale, so it is mapped; see `avif_quality`.
-fn avif_quality(q: u8) -> f32 {
-    f32::from(q)
-}
-
 /// RGB with transparent areas composited onto black; borrowed when the image already is 8-bit RGB.
 fn flatten(image: &DynamicImage) -> Cow<'_, RgbImage> {
     if let DynamicImage::ImageRgb8(rgb) = image {
@@ -155,23 +146,7 @@ pub fn encode(image: &DynamicImage, format: OutputFormat, quality: u8) -> Result
             };
             Ok(encoded.to_vec())
         }
-        OutputFormat::Avif => {
-            let (w, h) = (image.width() as usize, image.height() as usize);
-            let encoder = ravif::Encoder::new().with_quality(avif_quality(quality)).with_speed(AVIF_SPEED);
-            let encoded = if image.color().has_alpha() {
-                let rgba = image.to_rgba8();
-                let pixels: Vec<ravif::RGBA8> =
-                    rgba.pixels().map(|p| ravif::RGBA8 { r: p.0[0], g: p.0[1], b: p.0[2], a: p.0[3] }).collect();
-                encoder.encode_rgba(ravif::Img::new(&pixels[..], w, h))
-            } else {
-                // Opaque: no alpha plane to encode at all.
-                let rgb = flatten(image);
-                let pixels: Vec<ravif::RGB8> =
-                    rgb.pixels().map(|p| ravif::RGB8 { r: p.0[0], g: p.0[1], b: p.0[2] }).collect();
-                encoder.encode_rgb(ravif::Img::new(&pixels[..], w, h))
-            };
-            Ok(encoded.map_err(PipelineError::encode)?.avif_file)
-        }
+        OutputFormat::Avif => crate::avif::encode(image, quality),
         OutputFormat::Png => write_with(image, ImageFormat::Png),
         OutputFormat::Gif => write_with(&DynamicImage::ImageRgba8(image.to_rgba8()), ImageFormat::Gif),
         OutputFormat::Tiff => write_with(image, ImageFormat::Tiff),

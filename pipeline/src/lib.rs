@@ -12,6 +12,7 @@
 //! `geometry` plans a resize (scaled size, `cover` crop, `contain` padding, output size) from the source
 //! size, `w`, `h` and `fit`, matching sharp's `resize({ fit, withoutEnlargement: true })` exactly.
 
+pub mod avif;
 pub mod decode;
 pub mod encode;
 pub mod geometry;
