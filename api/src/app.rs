@@ -3,19 +3,14 @@
 
 use std::{io, sync::Arc, time::Duration};
 
-use poem::{
-    EndpointExt, IntoEndpoint, Route, Server,
-    http::{HeaderValue, uri::Scheme},
-    listener::{Acceptor, Listener, TcpAcceptor, TcpListener},
-    web::{LocalAddr, RemoteAddr},
-};
+use poem::{EndpointExt, IntoEndpoint, Route, http::HeaderValue};
 use shutterbox_metadata::{MetadataStore, SqlMetadata};
 use shutterbox_model::{AccountName, Scope};
 use shutterbox_pipeline::RenderOptions;
 use shutterbox_queue::InProcessQueue;
 use shutterbox_storage::LocalStore;
 use shutterbox_worker::{Renderer, Worker};
-use tokio::sync::watch;
+use tokio::{net::TcpListener, sync::watch};
 
 use crate::{
     config::{BackendConfig, Config},
@@ -26,6 +21,7 @@ use crate::{
     rate_limit::InProcessLimiter,
     responses::ResponseCache,
     routes::{delivery, health, storage, thumbnail},
+    server,
     state::{AppState, Settings},
     variants::VariantCache,
 };
@@ -54,7 +50,7 @@ pub async fn open_metadata(backend: &BackendConfig) -> Result<Arc<dyn MetadataSt
 
 /// A service that is bound and ready to run.
 pub struct Application {
-    acceptor: NoDelayAcceptor,
+    listener: TcpListener,
     port: u16,
     public_url: String,
     state: AppState,
@@ -64,18 +60,9 @@ pub struct Application {
 
 impl Application {
     pub async fn build(config: Config) -> Result<Self, StartError> {
-        let acceptor = TcpListener::bind(config.listen.clone())
-            .into_acceptor()
-            .await
-            .map(NoDelayAcceptor)
-            .map_err(|source| StartError::Listen { addr: config.listen.clone(), source })?;
-        let local =
-            acceptor.local_addr().into_iter().find_map(|addr| addr.as_socket_addr().copied()).ok_or_else(|| {
-                StartError::Listen {
-                    addr: config.listen.clone(),
-                    source: io::Error::other("listener has no socket address"),
-                }
-            })?;
+        let listen_error = |source| StartError::Listen { addr: config.listen.clone(), source };
+        let listener = TcpListener::bind(&config.listen).await.map_err(listen_error)?;
+        let local = listener.local_addr().map_err(listen_error)?;
         let public_url =
             config.public_url.clone().unwrap_or_else(|| format!("http://{local}")).trim_end_matches('/').to_owned();
         let base_url = format!("{public_url}/v1");
@@ -111,7 +98,7 @@ impl Application {
             responses: ResponseCache::new(config.cache_bytes / 4),
             jobs: Arc::default(),
         };
-        Ok(Self { acceptor, port: local.port(), public_url, state, workers: config.workers, bootstrap_key })
+        Ok(Self { listener, port: local.port(), public_url, state, workers: config.workers, bootstrap_key })
     }
 
     pub fn port(&self) -> u16 {
@@ -138,9 +125,7 @@ impl Application {
             tokio::spawn(worker.run(self.workers, workers_stopped))
         });
         let app = routes(self.state);
-        let served = Server::new_with_acceptor(self.acceptor)
-            .run_with_graceful_shutdown(app, shutdown, Some(Duration::from_secs(30)))
-            .await;
+        let served = server::serve(self.listener, app, shutdown, Duration::from_secs(30)).await;
         let _ = stop_workers.send(true);
         if let Some(workers) = workers {
             let _ = workers.await;
@@ -181,25 +166,4 @@ async fn bootstrap(metadata: &dyn MetadataStore) -> Result<Option<MintedKey>, St
     let account = AccountName::parse("default")
         .map_err(|e| StartError::Metadata(shutterbox_metadata::MetadataError::Corrupt(e.to_string())))?;
     Ok(Some(keys::mint(metadata, &account, Scope::Secret).await?))
-}
-
-/// Poem's TCP acceptor with `TCP_NODELAY` on every connection. Without it, a body sent in several writes
-/// (a streamed original) ends in a small segment that Nagle's algorithm holds back until the client's
-/// delayed ACK (40 ms on Linux): measured as a 43 ms median for a 19 KB `/v1/raw/` response.
-pub struct NoDelayAcceptor(TcpAcceptor);
-
-impl Acceptor for NoDelayAcceptor {
-    type Io = tokio::net::TcpStream;
-
-    fn local_addr(&self) -> Vec<LocalAddr> {
-        self.0.local_addr()
-    }
-
-    async fn accept(&mut self) -> io::Result<(Self::Io, LocalAddr, RemoteAddr, Scheme)> {
-        let accepted = self.0.accept().await?;
-        if let Err(e) = accepted.0.set_nodelay(true) {
-            tracing::debug!(error = %e, "could not set TCP_NODELAY");
-        }
-        Ok(accepted)
-    }
 }

@@ -14,6 +14,7 @@ pub mod openapi;
 pub mod rate_limit;
 pub mod responses;
 pub mod routes;
+pub mod server;
 pub mod state;
 pub mod variants;
 
