@@ -19,6 +19,7 @@ pub mod geometry;
 pub mod ops;
 pub mod params;
 pub mod placeholder;
+mod planar;
 pub mod render;
 
 pub use decode::SourceFormat;

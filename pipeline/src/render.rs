@@ -6,6 +6,8 @@
 //! - *Shrink-on-load* (`shrink_on_load`): when a JPEG is about to be scaled down at least 2×, it is
 //!   decoded at 1/2, 1/4 or 1/8 size and the resize starts from there, as libvips does. The resize plan is
 //!   still computed from the full-size geometry, so output sizes are exactly sharp's.
+//! - *Planar JPEG* (`crate::planar`): a 4:2:0 JPEG only resized into a JPEG stays in YCbCr planes from
+//!   decoder to encoder, skipping two colour conversions and resampling chroma at half size.
 //! - *Gray first*: gray is a fixed linear mix of the channels, and blur is linear and works per channel,
 //!   so gray(blur(x)) = blur(gray(x)) up to rounding; with `gray` and no `sharp` (the unsharp mask's
 //!   threshold is not linear) gray runs right after the resize, and the blur handles one channel, not
@@ -173,6 +175,19 @@ pub fn shrink_on_load(transform: &Transform, full: Size) -> u32 {
 
 /// Renders `source` with `transform` into `target`.
 pub fn render(
+    source: &[u8],
+    transform: &Transform,
+    target: Target,
+    options: RenderOptions,
+) -> Result<Rendered, PipelineError> {
+    if let Some(rendered) = crate::planar::render(source, transform, target, options.max_pixels) {
+        return rendered;
+    }
+    render_general(source, transform, target, options)
+}
+
+/// Every request through RGB(A) pixels, step by step (`render` takes the planar JPEG path when it can).
+pub(crate) fn render_general(
     source: &[u8],
     transform: &Transform,
     target: Target,

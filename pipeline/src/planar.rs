@@ -1,0 +1,312 @@
+//! The planar JPEG path: a JPEG resized to a JPEG without ever leaving YCbCr.
+//!
+//! A 4:2:0 JPEG is three planes, the chroma ones at half size, and so is the JPEG it is re-encoded to. The
+//! general path converts to RGB after decoding (upsampling chroma to full size) and back to 4:2:0 YCbCr
+//! before encoding; here libjpeg-turbo decodes (shrunk on load, as in `decode`) straight into planes, each
+//! plane is resized on its own (luma to the output size, chroma to half of it, the `cover` crop folded into
+//! the resize), and the planes are encoded as they are. Same geometry as the general path; the pixels
+//! differ by resampling rounding only, and on the 4000×3000 photo this takes about a tenth off the time
+//! (BENCHMARKS.md).
+//!
+//! It applies only where nothing else happens to the pixels: a baseline 4:2:0 YCbCr JPEG with no EXIF
+//! rotation, resized (`w`/`h` with `fit` other than a padded `contain`) with no other operation, to a JPEG
+//! at an explicit `q`. Everything else goes the general way.
+
+use fast_image_resize::{FilterType, PixelType, ResizeAlg, ResizeOptions, Resizer, images::Image, images::ImageRef};
+use image::{ImageDecoder, ImageFormat, ImageReader, metadata::Orientation};
+use turbojpeg::{Colorspace, Compressor, Decompressor, ScalingFactor, Subsamp, YuvImage};
+
+use crate::{
+    PipelineError,
+    decode::SourceFormat,
+    encode::OutputFormat,
+    geometry::{Rect, Size, plan_resize},
+    params::{Quality, Transform},
+    render::{Rendered, Target, shrink_on_load},
+};
+
+/// Renders `source` through the planar path, or `None` when the request or the file does not qualify
+/// (then nothing has been decoded yet, bar the header).
+pub(crate) fn render(
+    source: &[u8],
+    transform: &Transform,
+    target: Target,
+    max_pixels: u64,
+) -> Option<Result<Rendered, PipelineError>> {
+    let Quality::Value(quality) = transform.quality else { return None };
+    if !matches!(target, Target::Source | Target::Format(OutputFormat::Jpeg))
+        || SourceFormat::detect(source) != Some(SourceFormat::Jpeg)
+        || (transform.width.is_none() && transform.height.is_none())
+        || transform.crop.is_some()
+        || transform.rotation != 0
+        || transform.blur.is_some()
+        || transform.sharp
+        || transform.gray
+        || transform.border.is_some()
+    {
+        return None;
+    }
+    let mut decompressor = Decompressor::new().ok()?;
+    let header = decompressor.read_header(source).ok()?;
+    if header.subsamp != Subsamp::Sub2x2 || header.colorspace != Colorspace::YCbCr || header.is_lossless {
+        return None;
+    }
+    let (width, height) = (u32::try_from(header.width).ok()?, u32::try_from(header.height).ok()?);
+    if width == 0 || height == 0 || u64::from(width) * u64::from(height) > max_pixels {
+        // The general path reports these.
+        return None;
+    }
+    if exif_orientation(source) != Orientation::NoTransforms {
+        return None;
+    }
+    let full = Size::new(width, height);
+    let plan = plan_resize(width, height, transform.width, transform.height, transform.fit);
+    if !plan.scales() || plan.padding.is_some_and(|p| !p.is_zero()) {
+        return None;
+    }
+    let crop = plan.crop.unwrap_or(Rect { x: 0, y: 0, width: plan.scaled.width, height: plan.scaled.height });
+    if crop.width == 0 || crop.height == 0 {
+        return None;
+    }
+    // A file libjpeg-turbo will not decode this way goes the general way, which has its own fallback
+    // decoder and reports failures as it always has.
+    let decoded = decode_planes(source, &mut decompressor, shrink_on_load(transform, full) as usize, full).ok()?;
+    Some(resize_and_encode(&decoded, plan.scaled, crop, quality))
+}
+
+fn exif_orientation(source: &[u8]) -> Orientation {
+    ImageReader::with_format(std::io::Cursor::new(source), ImageFormat::Jpeg)
+        .into_decoder()
+        .and_then(|mut decoder| decoder.orientation())
+        .unwrap_or(Orientation::NoTransforms)
+}
+
+/// A JPEG decoded (at 1/n) into libjpeg-turbo's 4:2:0 plane layout.
+struct DecodedPlanes {
+    /// Luma, then the two chroma planes, each row-contiguous (`align` 1).
+    pixels: Vec<u8>,
+    width: usize,
+    height: usize,
+}
+
+fn decode_planes(
+    source: &[u8],
+    decompressor: &mut Decompressor,
+    shrink: usize,
+    full: Size,
+) -> Result<DecodedPlanes, turbojpeg::Error> {
+    let factor = if shrink > 1 { ScalingFactor::new(1, shrink) } else { ScalingFactor::ONE };
+    decompressor.set_scaling_factor(factor)?;
+    let (width, height) = (factor.scale(full.width as usize), factor.scale(full.height as usize));
+    let mut pixels = vec![0u8; turbojpeg::yuv_pixels_len(width, 1, height, Subsamp::Sub2x2)?];
+    let image = YuvImage { pixels: &mut pixels[..], width, align: 1, height, subsamp: Subsamp::Sub2x2 };
+    decompressor.decompress_to_yuv(source, image)?;
+    Ok(DecodedPlanes { pixels, width, height })
+}
+
+/// Scales each plane so the full image would be `scaled`, keeps `crop` of that, and encodes the planes at
+/// `quality`.
+fn resize_and_encode(
+    decoded: &DecodedPlanes,
+    scaled: Size,
+    crop: Rect,
+    quality: u8,
+) -> Result<Rendered, PipelineError> {
+    let (dw, dh) = (decoded.width, decoded.height);
+
+    // libjpeg-turbo's 4:2:0 planes: luma padded to even sides, chroma half of that (`tj3YUVPlaneWidth`).
+    let (ow, oh) = (crop.width as usize, crop.height as usize);
+    let (dyw, dyh, oyw, oyh) =
+        (dw.next_multiple_of(2), dh.next_multiple_of(2), ow.next_multiple_of(2), oh.next_multiple_of(2));
+    let (cdw, cdh, cow, coh) = (dyw / 2, dyh / 2, oyw / 2, oyh / 2);
+    let mut output = vec![0u8; turbojpeg::yuv_pixels_len(ow, 1, oh, Subsamp::Sub2x2).map_err(PipelineError::encode)?];
+    if decoded.pixels.len() != dyw * dyh + 2 * cdw * cdh || output.len() != oyw * oyh + 2 * cow * coh {
+        return Err(PipelineError::Decode("unexpected YUV plane layout".into()));
+    }
+    let (decoded_y, decoded_chroma) = decoded.pixels.split_at(dyw * dyh);
+    let (output_y, output_chroma) = output.split_at_mut(oyw * oyh);
+
+    // Where the kept part of the scaled image lies in the decoded luma plane.
+    let (sx, sy) = (dw as f64 / f64::from(scaled.width), dh as f64 / f64::from(scaled.height));
+    let luma_window = Window {
+        left: f64::from(crop.x) * sx,
+        top: f64::from(crop.y) * sy,
+        width: ow as f64 * sx,
+        height: oh as f64 * sy,
+    };
+    // Chroma samples sit at half the luma resolution; an odd output side still gets a whole chroma sample
+    // for its last luma column or row, whose centre lies that much further into the source.
+    let chroma_window = Window {
+        left: luma_window.left / 2.0,
+        top: luma_window.top / 2.0,
+        width: (sx * cow as f64).min(cdw as f64 - luma_window.left / 2.0),
+        height: (sy * coh as f64).min(cdh as f64 - luma_window.top / 2.0),
+    };
+
+    let (decoded_u, decoded_v) = decoded_chroma.split_at(cdw * cdh);
+    let (output_u, output_v) = output_chroma.split_at_mut(cow * coh);
+    // The chroma planes (half the luma's work together) are resized on a second thread meanwhile.
+    let (luma, chroma) = std::thread::scope(|scope| {
+        let chroma = scope.spawn(|| {
+            let mut resizer = Resizer::new();
+            resize_plane(&mut resizer, decoded_u, (cdw, cdh), chroma_window, output_u, (cow, coh))?;
+            resize_plane(&mut resizer, decoded_v, (cdw, cdh), chroma_window, output_v, (cow, coh))
+        });
+        let luma = resize_luma(decoded_y, (dyw, dyh), luma_window, output_y, (ow, oh), oyw);
+        (luma, chroma.join())
+    });
+    luma?;
+    chroma.map_err(|_| PipelineError::Encode("chroma resize panicked".into()))??;
+
+    let mut compressor = Compressor::new().map_err(PipelineError::encode)?;
+    compressor.set_quality(i32::from(quality.clamp(1, 100))).map_err(PipelineError::encode)?;
+    compressor.set_optimize(true).map_err(PipelineError::encode)?;
+    compressor.set_progressive(false).map_err(PipelineError::encode)?;
+    compressor.set_subsamp(Subsamp::Sub2x2).map_err(PipelineError::encode)?;
+    let image = YuvImage { pixels: &output[..], width: ow, align: 1, height: oh, subsamp: Subsamp::Sub2x2 };
+    let bytes = compressor.compress_yuv_to_vec(image).map_err(PipelineError::encode)?;
+    Ok(Rendered { bytes, format: OutputFormat::Jpeg, width: crop.width, height: crop.height })
+}
+
+/// Resizes the luma plane into `output`, rows `padded_width` apart: libjpeg-turbo pads luma to even sides,
+/// and for an odd side the encoder reads that padding too, so it repeats the last column or row.
+fn resize_luma(
+    source: &[u8],
+    source_size: (usize, usize),
+    window: Window,
+    output: &mut [u8],
+    (ow, oh): (usize, usize),
+    padded_width: usize,
+) -> Result<(), PipelineError> {
+    let mut resizer = Resizer::new();
+    if output.len() == ow * oh {
+        return resize_plane(&mut resizer, source, source_size, window, output, (ow, oh));
+    }
+    let mut luma = vec![0u8; ow * oh];
+    resize_plane(&mut resizer, source, source_size, window, &mut luma, (ow, oh))?;
+    for (row, padded) in output.chunks_exact_mut(padded_width).enumerate() {
+        let line = &luma[row.min(oh - 1) * ow..][..ow];
+        padded[..ow].copy_from_slice(line);
+        padded[ow..].fill(line[ow - 1]);
+    }
+    Ok(())
+}
+
+/// A part of a source plane, in (fractional) source pixels.
+#[derive(Debug, Clone, Copy)]
+struct Window {
+    left: f64,
+    top: f64,
+    width: f64,
+    height: f64,
+}
+
+/// Lanczos3, as the general path's resize, from `window` of one 8-bit plane to a whole output plane.
+fn resize_plane(
+    resizer: &mut Resizer,
+    source: &[u8],
+    (sw, sh): (usize, usize),
+    window: Window,
+    output: &mut [u8],
+    (ow, oh): (usize, usize),
+) -> Result<(), PipelineError> {
+    let failed = |e: &dyn std::fmt::Display| PipelineError::Encode(format!("resize failed: {e}"));
+    let source = ImageRef::new(sw as u32, sh as u32, source, PixelType::U8).map_err(|e| failed(&e))?;
+    let mut target = Image::from_slice_u8(ow as u32, oh as u32, output, PixelType::U8).map_err(|e| failed(&e))?;
+    let options = ResizeOptions::new().resize_alg(ResizeAlg::Convolution(FilterType::Lanczos3)).crop(
+        window.left,
+        window.top,
+        window.width,
+        window.height,
+    );
+    resizer.resize(&source, &mut target, &options).map_err(|e| failed(&e))
+}
+
+#[cfg(test)]
+mod tests {
+    use image::{DynamicImage, Rgb, RgbImage};
+
+    use super::*;
+    use crate::render::RenderOptions;
+
+    fn jpeg(w: u32, h: u32, subsamp: Subsamp) -> Vec<u8> {
+        let image = RgbImage::from_fn(w, h, |x, y| {
+            Rgb([
+                ((x * 255) / w) as u8,
+                ((y * 255) / h) as u8,
+                (128.0 + 100.0 * (x as f32 / 37.0).sin() * (y as f32 / 23.0).cos()) as u8,
+            ])
+        });
+        let mut compressor = Compressor::new().unwrap();
+        compressor.set_quality(95).unwrap();
+        compressor.set_subsamp(subsamp).unwrap();
+        let (w, h) = (w as usize, h as usize);
+        compressor
+            .compress_to_vec(turbojpeg::Image {
+                pixels: image.as_raw().as_slice(),
+                width: w,
+                pitch: w * 3,
+                height: h,
+                format: turbojpeg::PixelFormat::RGB,
+            })
+            .unwrap()
+    }
+
+    fn general(source: &[u8], query: &str) -> DynamicImage {
+        let transform = Transform::from_query(query).unwrap();
+        let rendered = crate::render::render_general(source, &transform, Target::Source, RenderOptions::default());
+        crate::decode::decode(&rendered.unwrap().bytes, u64::MAX).unwrap().0
+    }
+
+    fn planar(source: &[u8], query: &str) -> Option<Rendered> {
+        render(source, &Transform::from_query(query).unwrap(), Target::Source, 50_000_000).map(Result::unwrap)
+    }
+
+    /// Mean absolute difference per sample between two same-sized images.
+    fn mean_difference(a: &[u8], b: &[u8]) -> f64 {
+        assert_eq!(a.len(), b.len());
+        let total: u64 = a.iter().zip(b).map(|(x, y)| u64::from(x.abs_diff(*y))).sum();
+        total as f64 / a.len() as f64
+    }
+
+    #[test]
+    fn matches_the_general_path_for_every_fit_and_odd_sizes() {
+        let source = jpeg(1001, 667, Subsamp::Sub2x2);
+        for query in ["w=300", "h=111", "w=200&h=200&fit=cover", "w=151&h=75&fit=fill", "w=99&h=99&fit=inside", "w=17"]
+        {
+            let rendered = planar(&source, &format!("{query}&q=90")).unwrap_or_else(|| panic!("{query} qualifies"));
+            let ours = crate::decode::decode(&rendered.bytes, u64::MAX).unwrap().0;
+            let reference = general(&source, &format!("{query}&q=90"));
+            assert_eq!((ours.width(), ours.height()), (reference.width(), reference.height()), "{query}");
+            assert_eq!((rendered.width, rendered.height), (ours.width(), ours.height()), "{query}");
+            // Luma is resampled alike on both paths (a misplaced window shows here); chroma differs more, as
+            // the general path resamples it at full size between an upsampling and a downsampling.
+            let luma = mean_difference(ours.to_luma8().as_raw(), reference.to_luma8().as_raw());
+            let rgb = mean_difference(ours.to_rgb8().as_raw(), reference.to_rgb8().as_raw());
+            assert!(luma < 2.0 && rgb < 6.0, "{query}: mean difference {luma:.2} (luma), {rgb:.2} (RGB)");
+        }
+    }
+
+    #[test]
+    fn anything_else_takes_the_general_path() {
+        let source = jpeg(400, 300, Subsamp::Sub2x2);
+        for query in [
+            "w=100&q=auto",
+            "w=100&gray=true",
+            "w=100&blur=2",
+            "w=100&sharp=true",
+            "w=100&rot=90",
+            "w=100&crop=0,0,100,100",
+            "w=100&border=2_000000",
+            "w=100&h=100&fit=contain",
+            "q=50",
+            "w=1000",
+        ] {
+            assert!(planar(&source, query).is_none(), "{query}");
+        }
+        let q = Transform::from_query("w=100").unwrap();
+        assert!(render(&source, &q, Target::Format(OutputFormat::Webp), 50_000_000).is_none());
+        assert!(render(&jpeg(400, 300, Subsamp::None), &q, Target::Source, 50_000_000).is_none());
+        assert!(render(&source, &q, Target::Source, 1_000).is_none(), "over the pixel budget");
+    }
+}
