@@ -7,6 +7,9 @@ use clap::{Parser, Subcommand};
 use shutterbox_api::{Application, BackendConfig, Config, keys, open_metadata};
 use shutterbox_model::{AccountName, Scope};
 
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[derive(Parser)]
 #[command(name = "shutterbox", version, about = "Self-hostable file storage and image delivery")]
 struct Cli {
