@@ -5,7 +5,7 @@
 #
 # scripts/bench-compare.sh runs all of ours (criterion, ~2 min) and then all of sharp's, so on a host whose
 # speed drifts over minutes a ratio mixes two different machines. Here each round times one operation with
-# ours (pipeline/examples/time_render.rs) and with sharp (scripts/bench-sharp.mjs, SHARP_OPS=<id>) seconds
+# ours (pipeline/examples/render_file.rs with RUNS) and with sharp (scripts/bench-sharp.mjs, SHARP_OPS=<id>) seconds
 # apart, by the same method on both sides (the source in memory, 2 untimed runs, then 15 timed runs, 3 for
 # AVIF and 7 for 50 MP; median), alternating which side goes first. Each round gives a paired ratio
 # ours/sharp; the table reports their median and range, and every round's medians.
@@ -30,8 +30,8 @@ if [[ ! -d $sharp_dir/node_modules/sharp ]]; then
   mkdir -p "$sharp_dir"
   (cd "$sharp_dir" && { [[ -f package.json ]] || npm init -y >/dev/null; } && npm install --no-audit --no-fund sharp >&2)
 fi
-cargo build --release --locked -p shutterbox-pipeline --example time_render >&2
-ours_bin=$target/release/examples/time_render
+cargo build --release --locked -p shutterbox-pipeline --example render_file >&2
+ours_bin=$target/release/examples/render_file
 
 # id|source|query|target|runs — the operations of pipeline/benches/render.rs and bench-sharp.mjs.
 ops=(
@@ -43,13 +43,15 @@ ops=(
   "jpeg50mp_w800_jpeg_q80|photo-8640x5760.jpg|w=800&q=80|jpeg|7"
 )
 
+# One side's timing of the current operation, as JSON (the variables are the loop's).
+ours() { "$ours_bin" "$corpus/$source" "$query" "$format" "$out/ours-output" "$runs"; }
+sharp() { SHARP_DIR=$sharp_dir SHARP_OPS=$id node scripts/bench-sharp.mjs "$corpus" 2>/dev/null; }
+
 results=$out/pairs.tsv
 : >"$results"
 for round in $(seq "$rounds"); do
   for op in "${ops[@]}"; do
     IFS='|' read -r id source query format runs <<<"$op"
-    ours() { "$ours_bin" "$corpus/$source" "$query" "$format" "$runs"; }
-    sharp() { SHARP_DIR=$sharp_dir SHARP_OPS=$id node scripts/bench-sharp.mjs "$corpus" 2>/dev/null; }
     if ((round % 2)); then o=$(ours); s=$(sharp); else s=$(sharp); o=$(ours); fi
     python3 - "$id" "$round" "$o" "$s" >>"$results" <<'PY'
 import json, sys

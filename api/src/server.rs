@@ -6,7 +6,7 @@
 //! into its header buffer before writing. Serving the socket itself lets hyper write headers and body with
 //! one `writev` (BENCHMARKS.md, "Cached variant over HTTP").
 
-use std::{convert::Infallible, future::Future, io, net::SocketAddr, sync::Arc, time::Duration};
+use std::{convert::Infallible, future::Future, io, sync::Arc, time::Duration};
 
 use bytes::Bytes;
 use hyper::{body::Incoming, service::service_fn};
@@ -66,7 +66,7 @@ where
             tracing::debug!(error = %e, "could not set TCP_NODELAY");
         }
         let service = {
-            let (endpoint, local, remote) = (endpoint.clone(), local.clone(), remote_addr(remote));
+            let (endpoint, local, remote) = (endpoint.clone(), local.clone(), RemoteAddr(remote.into()));
             service_fn(move |request: hyper::Request<Incoming>| {
                 let (endpoint, local, remote) = (endpoint.clone(), local.clone(), remote.clone());
                 async move {
@@ -93,8 +93,4 @@ where
         }
     }
     Ok(())
-}
-
-fn remote_addr(addr: SocketAddr) -> RemoteAddr {
-    RemoteAddr(addr.into())
 }

@@ -1,22 +1,31 @@
 //! Renders one file with one query, the way the server does, and writes the result: a harness for
-//! measuring one render from outside (peak memory with `/usr/bin/time -v`, profilers).
+//! measuring one render from outside (peak memory with `/usr/bin/time -v`, profilers), and, given RUNS,
+//! for timing it the way scripts/bench-sharp.mjs times sharp (scripts/bench-pairs.sh).
 //!
 //! ```text
-//! cargo run --release -p shutterbox-pipeline --example render_file -- SOURCE QUERY TARGET OUTPUT
+//! cargo run --release -p shutterbox-pipeline --example render_file -- SOURCE QUERY TARGET OUTPUT [RUNS]
 //! # e.g. target/corpus/photo-8640x5760.jpg 'w=800&q=80' jpeg /tmp/out.jpg
 //! ```
 //!
 //! TARGET is `source`, `auto` or a format name (`jpeg`, `webp`, `avif`, …), as in `Target::parse`.
+//!
+//! Without RUNS: one render, then a line with its size, format, bytes and time. With RUNS: the source stays
+//! in memory, 2 untimed renders, then RUNS timed ones (buffer → buffer), and one JSON line
+//! `{median_ms, min_ms, bytes, width, height}`.
 
 use std::{env, fs, process::ExitCode, time::Instant};
 
-use shutterbox_pipeline::{RenderOptions, Target, Transform, render};
+use shutterbox_pipeline::{RenderOptions, Rendered, Target, Transform, render};
 
 fn main() -> ExitCode {
     let args: Vec<String> = env::args().skip(1).collect();
-    let [source, query, target, output] = args.as_slice() else {
-        eprintln!("usage: render_file SOURCE QUERY TARGET OUTPUT");
-        return ExitCode::from(2);
+    let (source, query, target, output, runs) = match args.as_slice() {
+        [source, query, target, output] => (source, query, target, output, None),
+        [source, query, target, output, runs] => (source, query, target, output, Some(runs)),
+        _ => {
+            eprintln!("usage: render_file SOURCE QUERY TARGET OUTPUT [RUNS]");
+            return ExitCode::from(2);
+        }
     };
     let bytes = match fs::read(source) {
         Ok(bytes) => bytes,
@@ -29,26 +38,59 @@ fn main() -> ExitCode {
         eprintln!("bad query {query:?} or target {target:?}");
         return ExitCode::from(2);
     };
-    let start = Instant::now();
-    match render(&bytes, &transform, target, RenderOptions::default()) {
-        Ok(rendered) => {
-            let ms = start.elapsed().as_secs_f64() * 1e3;
-            println!(
-                "{}x{} {:?}, {} bytes in {ms:.1} ms",
-                rendered.width,
-                rendered.height,
-                rendered.format,
-                rendered.bytes.len()
-            );
-            if let Err(e) = fs::write(output, &rendered.bytes) {
-                eprintln!("{output}: {e}");
-                return ExitCode::FAILURE;
-            }
-            ExitCode::SUCCESS
+    let runs = match runs.map(|runs| runs.parse::<usize>()) {
+        None => None,
+        Some(Ok(runs)) if runs > 0 => Some(runs),
+        Some(_) => {
+            eprintln!("RUNS must be a positive whole number");
+            return ExitCode::from(2);
         }
-        Err(e) => {
-            eprintln!("render failed: {e}");
-            ExitCode::FAILURE
+    };
+    let render_once = || render(&bytes, &transform, target, RenderOptions::default());
+
+    let mut times = Vec::new();
+    let mut rendered = Err(None);
+    for run in 0..runs.map_or(1, |runs| runs + 2) {
+        let start = Instant::now();
+        rendered = render_once().map_err(Some);
+        // With RUNS, the first two renders warm up and are not timed.
+        if runs.is_none() || run >= 2 {
+            times.push(start.elapsed().as_secs_f64() * 1e3);
+        }
+        if rendered.is_err() {
+            break;
         }
     }
+    let rendered: Rendered = match rendered {
+        Ok(rendered) => rendered,
+        Err(e) => {
+            eprintln!("render failed: {}", e.map_or_else(|| "nothing rendered".to_owned(), |e| e.to_string()));
+            return ExitCode::FAILURE;
+        }
+    };
+    if let Err(e) = fs::write(output, &rendered.bytes) {
+        eprintln!("{output}: {e}");
+        return ExitCode::FAILURE;
+    }
+    times.sort_by(f64::total_cmp);
+    let middle = times.len() / 2;
+    let median = if times.len() % 2 == 1 { times[middle] } else { (times[middle - 1] + times[middle]) / 2.0 };
+    if runs.is_some() {
+        println!(
+            "{{\"median_ms\": {median:.3}, \"min_ms\": {:.3}, \"bytes\": {}, \"width\": {}, \"height\": {}}}",
+            times[0],
+            rendered.bytes.len(),
+            rendered.width,
+            rendered.height
+        );
+    } else {
+        println!(
+            "{}x{} {:?}, {} bytes in {median:.1} ms",
+            rendered.width,
+            rendered.height,
+            rendered.format,
+            rendered.bytes.len()
+        );
+    }
+    ExitCode::SUCCESS
 }

@@ -10,7 +10,7 @@
 //! sequence header and the container (sharp's defaults). Gray images are encoded monochrome; alpha, when
 //! present, as a second monochrome AV1 image.
 
-use std::{ffi::CStr, os::raw::c_int, ptr};
+use std::{borrow::Cow, ffi::CStr, os::raw::c_int, ptr};
 
 use avif_serialize::constants::{ColorPrimaries, MatrixCoefficients, TransferCharacteristics};
 use image::DynamicImage;
@@ -86,11 +86,11 @@ pub fn encode_with(image: &DynamicImage, settings: AvifSettings) -> Result<Vec<u
         let yuv = Yuv444::from_pixels(rgba.as_raw(), 4, width, height);
         alpha_plane = Some(rgba.pixels().map(|p| p.0[3]).collect());
         encode_planes(Planes::Yuv444(&yuv), width, height, settings)?
-    } else if let DynamicImage::ImageRgb8(rgb) = image {
-        let yuv = Yuv444::from_pixels(rgb.as_raw(), 3, width, height);
-        encode_planes(Planes::Yuv444(&yuv), width, height, settings)?
     } else {
-        let rgb = image.to_rgb8();
+        let rgb = match image {
+            DynamicImage::ImageRgb8(rgb) => Cow::Borrowed(rgb),
+            other => Cow::Owned(other.to_rgb8()),
+        };
         let yuv = Yuv444::from_pixels(rgb.as_raw(), 3, width, height);
         encode_planes(Planes::Yuv444(&yuv), width, height, settings)?
     };

@@ -138,7 +138,7 @@ pub fn decode_shrunk(
     Ok(Decoded { image, format, full })
 }
 
-fn check_budget(width: u32, height: u32, max_pixels: u64) -> Result<(), PipelineError> {
+pub(crate) fn check_budget(width: u32, height: u32, max_pixels: u64) -> Result<(), PipelineError> {
     if width == 0 || height == 0 {
         return Err(PipelineError::Decode("image has no pixels".into()));
     }

@@ -18,7 +18,7 @@ use turbojpeg::{Colorspace, Compressor, Decompressor, ScalingFactor, Subsamp, Yu
 
 use crate::{
     PipelineError,
-    decode::SourceFormat,
+    decode::{SourceFormat, check_budget},
     encode::OutputFormat,
     geometry::{Rect, Size, plan_resize},
     params::{Quality, Transform},
@@ -52,7 +52,7 @@ pub(crate) fn render(
         return None;
     }
     let (width, height) = (u32::try_from(header.width).ok()?, u32::try_from(header.height).ok()?);
-    if width == 0 || height == 0 || u64::from(width) * u64::from(height) > max_pixels {
+    if check_budget(width, height, max_pixels).is_err() {
         // The general path reports these.
         return None;
     }
