@@ -11,7 +11,8 @@
 # ours/sharp; the table reports their median and range, and every round's medians.
 #
 # Needs what bench-compare.sh needs (it installs sharp and writes the corpus the same way); writes the table
-# to <target>/bench-pairs/table.md. Environment: BENCH_PAIRS, SHUTTERBOX_CORPUS, SHARP_BENCH_DIR,
+# to <target>/bench-pairs/table.md. Environment: BENCH_PAIRS, BENCH_OPS (comma-separated operation ids; all
+# when unset), SHUTTERBOX_CORPUS, SHARP_BENCH_DIR,
 # CARGO_TARGET_DIR.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -52,6 +53,7 @@ results=$out/pairs.tsv
 for round in $(seq "$rounds"); do
   for op in "${ops[@]}"; do
     IFS='|' read -r id source query format runs <<<"$op"
+    [[ -z ${BENCH_OPS:-} || ,$BENCH_OPS, == *,$id,* ]] || continue
     if ((round % 2)); then o=$(ours); s=$(sharp); else s=$(sharp); o=$(ours); fi
     python3 - "$id" "$round" "$o" "$s" >>"$results" <<'PY'
 import json, sys

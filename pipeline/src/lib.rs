@@ -21,6 +21,9 @@ pub mod params;
 pub mod placeholder;
 mod planar;
 pub mod render;
+mod split_jpeg;
+#[cfg(test)]
+mod test_jpeg;
 
 pub use decode::SourceFormat;
 pub use encode::OutputFormat;

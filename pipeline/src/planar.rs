@@ -11,6 +11,9 @@
 //! It applies only where nothing else happens to the pixels: a baseline 4:2:0 YCbCr JPEG with no EXIF
 //! rotation, resized (`w`/`h` with `fit` other than a padded `contain`) with no other operation, to a JPEG
 //! at an explicit `q`. Everything else goes the general way.
+//!
+//! Decoding at 1/4 or 1/8 goes through `split_jpeg` (entropy decoding on two threads) where the file allows,
+//! else libjpeg-turbo.
 
 use fast_image_resize::{FilterType, PixelType, ResizeAlg, ResizeOptions, Resizer, images::Image, images::ImageRef};
 use image::{ImageDecoder, ImageFormat, ImageReader, metadata::Orientation};
@@ -23,6 +26,7 @@ use crate::{
     geometry::{Rect, Size, plan_resize},
     params::{Quality, Transform},
     render::{Rendered, Target, shrink_on_load},
+    split_jpeg,
 };
 
 /// Renders `source` through the planar path, or `None` when the request or the file does not qualify
@@ -96,8 +100,15 @@ fn decode_planes(
     full: Size,
 ) -> Result<DecodedPlanes, turbojpeg::Error> {
     let factor = if shrink > 1 { ScalingFactor::new(1, shrink) } else { ScalingFactor::ONE };
-    decompressor.set_scaling_factor(factor)?;
     let (width, height) = (factor.scale(full.width as usize), factor.scale(full.height as usize));
+    // At 1/4 and 1/8, where entropy decoding is nearly all the work, two threads share it.
+    if matches!(shrink, 4 | 8)
+        && let Some(planes) = split_jpeg::decode(source, shrink)
+        && (planes.width, planes.height) == (width, height)
+    {
+        return Ok(DecodedPlanes { pixels: planes.pixels, width, height });
+    }
+    decompressor.set_scaling_factor(factor)?;
     let mut pixels = vec![0u8; turbojpeg::yuv_pixels_len(width, 1, height, Subsamp::Sub2x2)?];
     let image = YuvImage { pixels: &mut pixels[..], width, align: 1, height, subsamp: Subsamp::Sub2x2 };
     decompressor.decompress_to_yuv(source, image)?;
@@ -237,19 +248,7 @@ mod tests {
                 (128.0 + 100.0 * (x as f32 / 37.0).sin() * (y as f32 / 23.0).cos()) as u8,
             ])
         });
-        let mut compressor = Compressor::new().unwrap();
-        compressor.set_quality(95).unwrap();
-        compressor.set_subsamp(subsamp).unwrap();
-        let (w, h) = (w as usize, h as usize);
-        compressor
-            .compress_to_vec(turbojpeg::Image {
-                pixels: image.as_raw().as_slice(),
-                width: w,
-                pitch: w * 3,
-                height: h,
-                format: turbojpeg::PixelFormat::RGB,
-            })
-            .unwrap()
+        crate::test_jpeg::encode(&image, 95, subsamp)
     }
 
     fn general(source: &[u8], query: &str) -> DynamicImage {

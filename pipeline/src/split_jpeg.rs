@@ -1,0 +1,794 @@
+//! Baseline 4:2:0 JPEG decoding at 1/4 or 1/8 scale, with the entropy decoding split across two threads.
+//!
+//! Shrinking a large JPEG on load leaves Huffman decoding as nearly all of the work (84% of a 200×200
+//! thumbnail of a 12 MP photo in libjpeg-turbo, BENCHMARKS.md), and it is sequential: a symbol's position
+//! depends on every symbol before it. Huffman codes resynchronise, though: a decoder started at an arbitrary
+//! bit soon falls into step with the true symbol and block boundaries. So a second thread starts decoding
+//! at the middle of the entropy-coded data and records where each MCU it decodes began; the first thread
+//! decodes from the start, and once an MCU of its own begins at a position the second thread recorded,
+//! both have decoded the same bits from the same state, so the rest is the second thread's. The DC
+//! coefficients are coded as differences, so the second half's come out offset by a per-component
+//! constant, known once the threads meet; they are fixed up then. When the second thread never falls into
+//! step (or is not scheduled), the first decodes everything, so the result never depends on it.
+//!
+//! At 1/8 a block's one output pixel is its DC coefficient; at 1/4 its 2×2 pixels need the coefficients of
+//! rows and columns 0, 1, 3, 5 and 7, weighted as libjpeg-turbo's reduced IDCT weights them (`jidctred.c`),
+//! accumulated as each coefficient is decoded, and rounded once. The planes come out in libjpeg-turbo's
+//! 4:2:0 layout (luma padded to even sides, chroma half of that), as `tj3DecompressToYUVPlanes8` would
+//! give them: the same pixels at 1/8, within rounding at 1/4.
+//!
+//! Only what the thumbnailing fast path needs is handled: baseline (SOF0/SOF1) 8-bit three-component 4:2:0
+//! in one interleaved scan, without restart markers. Anything else, and any decoding error, is `None`, and
+//! the caller decodes with libjpeg-turbo.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+
+/// Zigzag position → natural (row-major) position in an 8×8 block.
+const NATURAL_ORDER: [u8; 64] = [
+    0, 1, 8, 16, 9, 2, 3, 10, 17, 24, 32, 25, 18, 11, 4, 5, 12, 19, 26, 33, 40, 48, 41, 34, 27, 20, 13, 6, 7, 14, 21,
+    28, 35, 42, 49, 56, 57, 50, 43, 36, 29, 22, 15, 23, 30, 37, 44, 51, 58, 59, 52, 45, 38, 31, 39, 46, 53, 60, 61, 54,
+    47, 55, 62, 63,
+];
+
+/// Blocks per 4:2:0 MCU: four luma, one of each chroma, and the component each belongs to.
+const MCU_COMPONENTS: [usize; 6] = [0, 0, 0, 0, 1, 2];
+
+/// Entropy-coded data below this size is decoded by one thread: the second would barely pay for itself.
+const SPLIT_MIN_BYTES: usize = 128 * 1024;
+
+/// Planes decoded at 1/`denominator`, laid out as libjpeg-turbo lays out 4:2:0 YUV with `align` 1.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Planes {
+    /// Luma (`padded_width × padded_height`), then the two chroma planes (half of each).
+    pub pixels: Vec<u8>,
+    /// The scaled image's size; the luma plane is that rounded up to even sides.
+    pub width: usize,
+    pub height: usize,
+}
+
+/// Decodes `source` at 1/`denominator` (4 or 8), or `None` when it is not a JPEG this decoder handles or is
+/// corrupt.
+pub(crate) fn decode(source: &[u8], denominator: usize) -> Option<Planes> {
+    decode_with_split(source, denominator, Split::Auto)
+}
+
+/// Where the second thread starts: chosen by size, or (for tests) at a given byte of the entropy data.
+#[derive(Debug, Clone, Copy)]
+enum Split {
+    Auto,
+    #[cfg(test)]
+    Never,
+    #[cfg(test)]
+    AtByte(usize),
+}
+
+fn decode_with_split(source: &[u8], denominator: usize, split: Split) -> Option<Planes> {
+    let frame = Frame::parse(source)?;
+    let data = unstuff(frame.entropy)?;
+    match denominator {
+        4 => Decoder::<4>::new(&frame, &data).run(split),
+        8 => Decoder::<1>::new(&frame, &data).run(split),
+        _ => None,
+    }
+}
+
+/// A canonical Huffman table: a 9-bit lookahead for the short codes, and per-length limits for the rest.
+#[derive(Debug, Clone)]
+struct Huffman {
+    /// `length << 8 | symbol` for the codes of up to 9 bits, indexed by the next 9 bits; 0 for longer codes.
+    fast: Box<[u16; 1 << Self::FAST_BITS]>,
+    /// The largest code of each length (-1 when there is none), for lengths 0..=16.
+    max_code: [i32; 17],
+    /// Added to a code of each length to index `symbols`.
+    offset: [i32; 17],
+    symbols: Vec<u8>,
+}
+
+impl Huffman {
+    const FAST_BITS: u32 = 10;
+
+    /// Builds the table from a DHT segment's 16 counts and its symbols.
+    fn new(counts: &[u8; 16], symbols: &[u8]) -> Option<Self> {
+        let mut fast = Box::new([0u16; 1 << Self::FAST_BITS]);
+        let (mut max_code, mut offset) = ([-1i32; 17], [0i32; 17]);
+        let (mut code, mut index) = (0i32, 0usize);
+        for length in 1..=16u32 {
+            let count = usize::from(counts[length as usize - 1]);
+            if count > 0 {
+                offset[length as usize] = index as i32 - code;
+                for _ in 0..count {
+                    // A table whose codes do not fit their lengths is corrupt.
+                    if code >= 1 << length {
+                        return None;
+                    }
+                    let symbol = *symbols.get(index)?;
+                    if length <= Self::FAST_BITS {
+                        let shift = Self::FAST_BITS - length;
+                        let entry = (length as u16) << 8 | u16::from(symbol);
+                        let first = (code as usize) << shift;
+                        fast[first..first + (1 << shift)].fill(entry);
+                    }
+                    code += 1;
+                    index += 1;
+                }
+                max_code[length as usize] = code - 1;
+            }
+            code <<= 1;
+        }
+        Some(Self { fast, max_code, offset, symbols: symbols.get(..index)?.to_vec() })
+    }
+
+    /// The (length, symbol) of the code at the top of `word`.
+    #[inline(always)]
+    fn decode(&self, word: u64) -> Option<(u32, u8)> {
+        let entry = self.fast[(word >> (64 - Self::FAST_BITS)) as usize];
+        if entry != 0 {
+            return Some((u32::from(entry >> 8), entry as u8));
+        }
+        self.decode_long(word)
+    }
+
+    #[cold]
+    fn decode_long(&self, word: u64) -> Option<(u32, u8)> {
+        for length in Self::FAST_BITS + 1..=16 {
+            let code = (word >> (64 - length)) as i32;
+            if code <= self.max_code[length as usize] {
+                let symbol = *self.symbols.get((code + self.offset[length as usize]) as usize)?;
+                return Some((length, symbol));
+            }
+        }
+        None
+    }
+}
+
+/// One component of the frame, with the tables its scan uses.
+#[derive(Debug, Clone)]
+struct Component {
+    /// Quantization table, zigzag order.
+    quant: [u16; 64],
+    dc: Huffman,
+    ac: Huffman,
+}
+
+/// The frame header's size and, for Y, Cb and Cr, the component id and quantization table.
+#[derive(Debug, Clone, Copy)]
+struct FrameHeader {
+    width: usize,
+    height: usize,
+    layout: [(u8, usize); 3],
+}
+
+/// What decoding needs from the headers, up to the start of the one scan's entropy-coded data.
+#[derive(Debug)]
+struct Frame<'a> {
+    width: usize,
+    height: usize,
+    /// Luma, Cb, Cr.
+    components: [Component; 3],
+    /// From the first byte after the SOS header to the end of the file.
+    entropy: &'a [u8],
+}
+
+impl<'a> Frame<'a> {
+    fn parse(source: &'a [u8]) -> Option<Self> {
+        if source.get(..2)? != [0xFF, 0xD8] {
+            return None;
+        }
+        let mut quant = [None::<[u16; 64]>; 4];
+        let (mut dc, mut ac): ([Option<Huffman>; 4], [Option<Huffman>; 4]) = Default::default();
+        // (id, quant table) of Y, Cb, Cr, once the frame header is read.
+        let mut frame: Option<FrameHeader> = None;
+        let mut at = 2;
+        loop {
+            // A marker: 0xFF, any number of fill 0xFFs, the code.
+            if *source.get(at)? != 0xFF {
+                return None;
+            }
+            while *source.get(at)? == 0xFF {
+                at += 1;
+            }
+            let code = *source.get(at)?;
+            at += 1;
+            if matches!(code, 0x01 | 0xD0..=0xD7) {
+                continue;
+            }
+            let length = usize::from(u16::from_be_bytes([*source.get(at)?, *source.get(at + 1)?]));
+            let segment = source.get(at + 2..at.checked_add(length)?)?;
+            at += length;
+            match code {
+                0xC0 | 0xC1 => {
+                    let &[8, h1, h0, w1, w0, 3, ref components @ ..] = segment else { return None };
+                    let (height, width) =
+                        (usize::from(u16::from_be_bytes([h1, h0])), usize::from(u16::from_be_bytes([w1, w0])));
+                    let layout = components.get(..9)?;
+                    // 4:2:0: luma sampled 2×2, both chroma 1×1.
+                    if height == 0 || width == 0 || layout[1] != 0x22 || layout[4] != 0x11 || layout[7] != 0x11 {
+                        return None;
+                    }
+                    let table =
+                        |i: usize| (layout[i * 3 + 2] < 4).then_some((layout[i * 3], usize::from(layout[i * 3 + 2])));
+                    frame = Some(FrameHeader { width, height, layout: [table(0)?, table(1)?, table(2)?] });
+                }
+                // Progressive, lossless, arithmetic-coded or hierarchical: libjpeg-turbo's.
+                0xC2 | 0xC3 | 0xC5..=0xC7 | 0xC9..=0xCB | 0xCD..=0xCF => return None,
+                0xC4 => {
+                    let mut rest = segment;
+                    while let [class_id, rest_after @ ..] = rest {
+                        let counts: &[u8; 16] = rest_after.get(..16)?.try_into().ok()?;
+                        let total = counts.iter().map(|&c| usize::from(c)).sum::<usize>();
+                        let table = Huffman::new(counts, rest_after.get(16..16 + total)?)?;
+                        let id = usize::from(class_id & 0x0F);
+                        match class_id >> 4 {
+                            0 => *dc.get_mut(id)? = Some(table),
+                            1 => *ac.get_mut(id)? = Some(table),
+                            _ => return None,
+                        }
+                        rest = &rest_after[16 + total..];
+                    }
+                }
+                0xDB => {
+                    let mut rest = segment;
+                    while let [precision_id, rest_after @ ..] = rest {
+                        let mut table = [0u16; 64];
+                        let size = match precision_id >> 4 {
+                            0 => {
+                                table.iter_mut().zip(rest_after.get(..64)?).for_each(|(q, &v)| *q = u16::from(v));
+                                64
+                            }
+                            1 => {
+                                let bytes = rest_after.get(..128)?;
+                                table
+                                    .iter_mut()
+                                    .zip(bytes.chunks_exact(2))
+                                    .for_each(|(q, v)| *q = u16::from_be_bytes([v[0], v[1]]));
+                                128
+                            }
+                            _ => return None,
+                        };
+                        *quant.get_mut(usize::from(precision_id & 0x0F))? = Some(table);
+                        rest = &rest_after[size..];
+                    }
+                }
+                // Restart markers would need resetting the predictors at each; libjpeg-turbo handles them.
+                0xDD if segment.get(..2) != Some(&[0, 0][..]) => return None,
+                0xDA => {
+                    let FrameHeader { width, height, layout } = frame?;
+                    let &[3, ref scan @ ..] = segment else { return None };
+                    let &[c0, t0, c1, t1, c2, t2, 0, 63, 0] = scan else { return None };
+                    let component = |i: usize, id: u8, tables: u8| -> Option<Component> {
+                        let (frame_id, quant_id) = layout[i];
+                        if id != frame_id {
+                            return None;
+                        }
+                        Some(Component {
+                            quant: quant[quant_id]?,
+                            dc: dc.get(usize::from(tables >> 4))?.clone()?,
+                            ac: ac.get(usize::from(tables & 0x0F))?.clone()?,
+                        })
+                    };
+                    let components = [component(0, c0, t0)?, component(1, c1, t1)?, component(2, c2, t2)?];
+                    return Some(Self { width, height, components, entropy: &source[at..] });
+                }
+                0xD9 => return None,
+                _ => {}
+            }
+        }
+    }
+}
+
+/// Zero padding after the entropy data, so a 64-bit read at any bit of it stays in bounds.
+const PADDING: usize = 8;
+
+/// The scan's entropy-coded bytes with the stuffed zeros taken out, up to the next marker, then
+/// `PADDING` zeros. A restart marker inside (with no restart interval declared) is corrupt.
+fn unstuff(entropy: &[u8]) -> Option<Vec<u8>> {
+    let mut data = Vec::with_capacity(entropy.len() + PADDING);
+    let mut rest = entropy;
+    loop {
+        let Some(ff) = memchr::memchr(0xFF, rest) else {
+            // No end-of-image marker: a truncated file, for libjpeg-turbo to report.
+            return None;
+        };
+        data.extend_from_slice(&rest[..ff]);
+        match rest.get(ff + 1)? {
+            0x00 => {
+                data.push(0xFF);
+                rest = &rest[ff + 2..];
+            }
+            // Fill bytes before a marker.
+            0xFF => rest = &rest[ff + 1..],
+            0xD0..=0xD7 => return None,
+            _ => break,
+        }
+    }
+    data.resize(data.len() + PADDING, 0);
+    Some(data)
+}
+
+/// The `size`-bit value at the top of `word` as a signed coefficient (JPEG's EXTEND).
+#[inline(always)]
+fn extend(word: u64, size: u32) -> i32 {
+    if size == 0 {
+        return 0;
+    }
+    let value = (word >> (64 - size)) as i32;
+    if value < 1 << (size - 1) { value - (1 << size) + 1 } else { value }
+}
+
+/// libjpeg-turbo's 2-point reduced IDCT weights for coefficient rows/columns 0, 1, 3, 5 and 7 (13
+/// fractional bits), for the first output sample; the second negates the odd ones.
+const IDCT2_WEIGHTS: [(usize, i64); 5] = [(0, 4 << 13), (1, 29692), (3, -10426), (5, 6967), (7, -5906)];
+
+/// Zigzag positions whose row and column are both 0, 1, 3, 5 or 7: the ones the 2×2 IDCT reads.
+const RELEVANT_AT_QUARTER: u64 = {
+    let mut mask = 0u64;
+    let mut zigzag = 0;
+    while zigzag < 64 {
+        let natural = NATURAL_ORDER[zigzag] as usize;
+        let (row, column) = (natural / 8, natural % 8);
+        if (row == 0 || row % 2 == 1) && (column == 0 || column % 2 == 1) {
+            mask |= 1 << zigzag;
+        }
+        zigzag += 1;
+    }
+    mask
+};
+
+/// Weighted sums carry 2×13 fractional bits and the IDCT's final 1/128: 33 bits to drop.
+const IDCT_SHIFT: u32 = 33;
+
+/// A block's contribution to each of its `P` output pixels (1 at 1/8, 2×2 at 1/4) from each zigzag
+/// position, the quantizer folded in. At 1/8 only the DC coefficient counts.
+fn block_weights<const P: usize>(quant: &[u16; 64]) -> [[i64; P]; 64] {
+    let mut weights = [[0i64; P]; 64];
+    for (zigzag, weight) in weights.iter_mut().enumerate() {
+        let natural = usize::from(NATURAL_ORDER[zigzag]);
+        let (row, column) = (natural / 8, natural % 8);
+        let q = i64::from(quant[zigzag]);
+        let along = |index: usize, second: bool| {
+            IDCT2_WEIGHTS.iter().find(|&&(i, _)| i == index).map(|&(i, w)| if second && i != 0 { -w } else { w })
+        };
+        for (pixel, w) in weight.iter_mut().enumerate() {
+            *w = if P == 1 {
+                if zigzag == 0 { q << (2 * 15) } else { 0 }
+            } else {
+                match (along(row, pixel / 2 == 1), along(column, pixel % 2 == 1)) {
+                    (Some(v), Some(h)) => q * v * h,
+                    _ => 0,
+                }
+            };
+        }
+    }
+    weights
+}
+
+/// A block decoded by the second thread before the DC offset is known: its DC predictor after the block,
+/// and its AC coefficients' weighted sums.
+#[derive(Debug, Clone, Copy)]
+struct PendingBlock<const P: usize> {
+    dc: i32,
+    ac: [i64; P],
+}
+
+/// An MCU decoded by the second thread: which of its attempts it came from, the predictors before it,
+/// and its blocks.
+#[derive(Debug, Clone, Copy)]
+struct PendingMcu<const P: usize> {
+    attempt: u32,
+    dc_before: [i32; 3],
+    blocks: [PendingBlock<P>; 6],
+}
+
+/// Decoding state shared by both threads: tables, geometry, the data.
+struct Decoder<'a, const P: usize> {
+    components: [(&'a Huffman, &'a Huffman, [[i64; P]; 64]); 3],
+    data: &'a [u8],
+    /// Bits of real data (the padding excluded).
+    data_bits: usize,
+    mcus_across: usize,
+    mcu_count: usize,
+    /// Output pixels per block side (1 or 2).
+    side: usize,
+    width: usize,
+    height: usize,
+}
+
+/// Where decoding stands: a bit position.
+#[derive(Debug, Clone, Copy)]
+struct Bits {
+    position: usize,
+}
+
+impl<'a, const P: usize> Decoder<'a, P> {
+    fn new(frame: &'a Frame<'_>, data: &'a [u8]) -> Self {
+        let side = if P == 1 { 1 } else { 2 };
+        let [y, cb, cr] = &frame.components;
+        let tables = |c: &'a Component| (&c.dc, &c.ac, block_weights::<P>(&c.quant));
+        let denominator = 8 / side;
+        Self {
+            components: [tables(y), tables(cb), tables(cr)],
+            data,
+            data_bits: (data.len() - PADDING) * 8,
+            mcus_across: frame.width.div_ceil(16),
+            mcu_count: frame.width.div_ceil(16) * frame.height.div_ceil(16),
+            side,
+            width: frame.width.div_ceil(denominator),
+            height: frame.height.div_ceil(denominator),
+        }
+    }
+
+    /// The next 64 bits from `bits` (at least 57 of them valid), or `None` past the padding.
+    #[inline(always)]
+    fn word(&self, bits: Bits) -> Option<u64> {
+        let at = bits.position >> 3;
+        let bytes: [u8; 8] = self.data.get(at..at + 8)?.try_into().ok()?;
+        Some(u64::from_be_bytes(bytes) << (bits.position & 7))
+    }
+
+    /// Decodes one block of `component`, updating its DC predictor; returns the AC coefficients'
+    /// weighted sums per output pixel.
+    #[inline(always)]
+    fn block(&self, bits: &mut Bits, component: usize, predictor: &mut i32) -> Option<[i64; P]> {
+        let (dc, ac, weights) = &self.components[component];
+        let word = self.word(*bits)?;
+        let (length, size) = dc.decode(word)?;
+        if size > 11 {
+            return None;
+        }
+        let size = u32::from(size);
+        *predictor = predictor.wrapping_add(extend(word << length, size));
+        bits.position += (length + size) as usize;
+
+        let mut sums = [0i64; P];
+        let mut k = 1;
+        while k < 64 {
+            let word = self.word(*bits)?;
+            let (length, symbol) = ac.decode(word)?;
+            let (run, size) = (usize::from(symbol >> 4), u32::from(symbol & 15));
+            // 8-bit baseline AC coefficients take at most 10 bits; more is corrupt (and could overflow the sums).
+            if size > 10 {
+                return None;
+            }
+            bits.position += (length + size) as usize;
+            if size == 0 {
+                if run != 15 {
+                    break;
+                }
+                k += 16;
+                continue;
+            }
+            k += run;
+            // Only 25 of the 64 positions reach a 2×2 output. libjpeg-turbo files an overlong run's
+            // coefficient at the last position.
+            if P > 1 && RELEVANT_AT_QUARTER >> k.min(63) & 1 == 1 {
+                let weight = &weights[k.min(63)];
+                let value = i64::from(extend(word << length, size));
+                for (sum, w) in sums.iter_mut().zip(weight) {
+                    *sum += value * w;
+                }
+            }
+            k += 1;
+        }
+        Some(sums)
+    }
+
+    /// Decodes the MCU at `bits` into its blocks (DC predictor after each, AC sums).
+    #[inline(always)]
+    fn mcu(&self, bits: &mut Bits, predictors: &mut [i32; 3]) -> Option<[PendingBlock<P>; 6]> {
+        let mut blocks = [PendingBlock { dc: 0, ac: [0; P] }; 6];
+        for (block, &component) in blocks.iter_mut().zip(&MCU_COMPONENTS) {
+            let ac = self.block(bits, component, &mut predictors[component])?;
+            *block = PendingBlock { dc: predictors[component], ac };
+        }
+        Some(blocks)
+    }
+
+    /// Writes decoded MCU `index` into `planes`.
+    fn store(&self, planes: &mut PlaneWriter<'_>, index: usize, blocks: &[PendingBlock<P>; 6]) {
+        let (mx, my) = (index % self.mcus_across, index / self.mcus_across);
+        for (b, (block, &component)) in blocks.iter().zip(&MCU_COMPONENTS).enumerate() {
+            // The DC coefficient as libjpeg-turbo stores it: 16 bits.
+            let dc = i64::from(block.dc as i16) * self.components[component].2[0][0];
+            let (bx, by) = if component == 0 { (2 * mx + (b & 1), 2 * my + (b >> 1)) } else { (mx, my) };
+            for (pixel, ac) in block.ac.iter().enumerate() {
+                let sum = dc + ac + (1 << (IDCT_SHIFT - 1));
+                let value = (128 + (sum >> IDCT_SHIFT)).clamp(0, 255) as u8;
+                let (x, y) = (bx * self.side + pixel % 2, by * self.side + pixel / 2);
+                planes.set(component, x, y, value);
+            }
+        }
+    }
+
+    fn run(&self, split: Split) -> Option<Planes> {
+        let mut planes = PlaneWriter::new(self.width, self.height);
+        let real_bytes = self.data.len() - PADDING;
+        let start = match split {
+            Split::Auto if real_bytes >= SPLIT_MIN_BYTES => Some(real_bytes / 2),
+            Split::Auto => None,
+            #[cfg(test)]
+            Split::Never => None,
+            #[cfg(test)]
+            Split::AtByte(byte) => Some(byte.min(real_bytes)),
+        };
+        match start {
+            None => {
+                let (mut bits, mut predictors) = (Bits { position: 0 }, [0i32; 3]);
+                for index in 0..self.mcu_count {
+                    let blocks = self.mcu(&mut bits, &mut predictors)?;
+                    self.store(&mut planes, index, &blocks);
+                }
+                (bits.position <= self.data_bits).then_some(())?;
+            }
+            Some(start) => self.run_split(&mut planes, start * 8)?,
+        }
+        Some(planes.finish())
+    }
+
+    /// The two-thread decode: this thread from the start, a second from bit `start`.
+    fn run_split(&self, planes: &mut PlaneWriter<'_>, start: usize) -> Option<()> {
+        let shared = Meeting {
+            positions: (0..self.mcu_count).map(|_| AtomicU64::new(0)).collect(),
+            published: AtomicUsize::new(0),
+            stop: AtomicBool::new(false),
+        };
+        std::thread::scope(|scope| {
+            let second = scope.spawn(|| self.decode_from(start, &shared));
+            let (mut bits, mut predictors) = (Bits { position: 0 }, [0i32; 3]);
+            // The first MCU of ours found among the second thread's, and the index of its record.
+            let mut met: Option<(usize, usize)> = None;
+            let mut cursor = 0;
+            let mut second = Some(second);
+            let mut index = 0;
+            while index < self.mcu_count {
+                if bits.position >= start && second.is_some() {
+                    if met.is_none() {
+                        let published = shared.published.load(Ordering::Acquire);
+                        while cursor < published
+                            && shared.positions[cursor].load(Ordering::Relaxed) < bits.position as u64
+                        {
+                            cursor += 1;
+                        }
+                        if cursor < published
+                            && shared.positions[cursor].load(Ordering::Relaxed) == bits.position as u64
+                        {
+                            met = Some((index, cursor));
+                        }
+                    }
+                    if let Some((met_index, met_record)) = met
+                        && second.as_ref().is_some_and(|handle| handle.is_finished())
+                    {
+                        let pending = second.take().and_then(|handle| handle.join().ok()).unwrap_or_default();
+                        let record = met_record + (index - met_index);
+                        if self.finish_from(planes, &pending, index, record, &predictors) {
+                            return Some(());
+                        }
+                    }
+                }
+                let blocks = self.mcu(&mut bits, &mut predictors).or_else(|| {
+                    shared.stop.store(true, Ordering::Relaxed);
+                    None
+                })?;
+                self.store(planes, index, &blocks);
+                index += 1;
+            }
+            shared.stop.store(true, Ordering::Relaxed);
+            (bits.position <= self.data_bits).then_some(())
+        })
+    }
+
+    /// Takes MCUs `index..` from the second thread's records `record..`, if they all come from one attempt
+    /// (so they continue ours), fixing their DC coefficients with this thread's `predictors`.
+    fn finish_from(
+        &self,
+        planes: &mut PlaneWriter<'_>,
+        pending: &[PendingMcu<P>],
+        index: usize,
+        record: usize,
+        predictors: &[i32; 3],
+    ) -> bool {
+        let remaining = self.mcu_count - index;
+        let Some(records) = pending.get(record..record + remaining) else { return false };
+        let attempt = records[0].attempt;
+        if records.iter().any(|mcu| mcu.attempt != attempt) {
+            return false;
+        }
+        let offset: [i32; 3] = std::array::from_fn(|c| predictors[c].wrapping_sub(records[0].dc_before[c]));
+        for (i, mcu) in records.iter().enumerate() {
+            let mut blocks = mcu.blocks;
+            for (block, &component) in blocks.iter_mut().zip(&MCU_COMPONENTS) {
+                block.dc = block.dc.wrapping_add(offset[component]);
+            }
+            self.store(planes, index + i, &blocks);
+        }
+        true
+    }
+
+    /// The second thread: decodes from bit `start` until the data ends or it is told to stop, publishing
+    /// where each MCU began. A decoding error (still out of step) starts a new attempt a bit further on.
+    fn decode_from(&self, start: usize, meeting: &Meeting) -> Vec<PendingMcu<P>> {
+        let mut pending = Vec::with_capacity(self.mcu_count / 2 + 1);
+        let mut attempt = 0u32;
+        let mut bits = Bits { position: start };
+        let mut predictors = [0i32; 3];
+        while pending.len() < self.mcu_count && bits.position < self.data_bits {
+            if meeting.stop.load(Ordering::Relaxed) {
+                break;
+            }
+            let at = bits;
+            let dc_before = predictors;
+            match self.mcu(&mut bits, &mut predictors).filter(|_| bits.position <= self.data_bits) {
+                Some(blocks) => {
+                    meeting.positions[pending.len()].store(at.position as u64, Ordering::Relaxed);
+                    pending.push(PendingMcu { attempt, dc_before, blocks });
+                    meeting.published.store(pending.len(), Ordering::Release);
+                }
+                None => {
+                    attempt += 1;
+                    predictors = [0; 3];
+                    bits = Bits { position: at.position + 1 };
+                }
+            }
+        }
+        pending
+    }
+}
+
+/// What the two threads share: where the second thread's MCUs began, how many it has published, and
+/// whether the first has finished without it.
+struct Meeting {
+    positions: Vec<AtomicU64>,
+    published: AtomicUsize,
+    stop: AtomicBool,
+}
+
+/// The output planes, in libjpeg-turbo's layout, written pixel by pixel (outside the planes: dropped).
+struct PlaneWriter<'a> {
+    pixels: Vec<u8>,
+    width: usize,
+    height: usize,
+    /// (offset, width, height) of Y, Cb, Cr.
+    planes: [(usize, usize, usize); 3],
+    _marker: std::marker::PhantomData<&'a ()>,
+}
+
+impl PlaneWriter<'_> {
+    fn new(width: usize, height: usize) -> Self {
+        let (yw, yh) = (width.next_multiple_of(2), height.next_multiple_of(2));
+        let (cw, ch) = (yw / 2, yh / 2);
+        Self {
+            pixels: vec![0; yw * yh + 2 * cw * ch],
+            width,
+            height,
+            planes: [(0, yw, yh), (yw * yh, cw, ch), (yw * yh + cw * ch, cw, ch)],
+            _marker: std::marker::PhantomData,
+        }
+    }
+
+    #[inline(always)]
+    fn set(&mut self, component: usize, x: usize, y: usize, value: u8) {
+        let (offset, width, height) = self.planes[component];
+        if x < width && y < height {
+            self.pixels[offset + y * width + x] = value;
+        }
+    }
+
+    fn finish(self) -> Planes {
+        Planes { pixels: self.pixels, width: self.width, height: self.height }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use image::{Rgb, RgbImage};
+    use turbojpeg::{Decompressor, ScalingFactor, Subsamp, YuvImage};
+
+    use super::*;
+
+    fn photo(w: u32, h: u32, quality: i32) -> Vec<u8> {
+        // Smooth gradients with texture and noise, so every coefficient position is exercised.
+        let mut seed = 0x2545_f491_u32;
+        let image = RgbImage::from_fn(w, h, |x, y| {
+            seed ^= seed << 13;
+            seed ^= seed >> 17;
+            seed ^= seed << 5;
+            let noise = (seed % 48) as f32 - 24.0;
+            let wave = 60.0 * (x as f32 / 13.0).sin() * (y as f32 / 29.0).cos();
+            let px = |base: f32| (base + wave + noise).clamp(0.0, 255.0) as u8;
+            Rgb([px((x * 255 / w) as f32), px((y * 255 / h) as f32), px(128.0)])
+        });
+        crate::test_jpeg::encode(&image, quality, Subsamp::Sub2x2)
+    }
+
+    fn libjpeg(source: &[u8], denominator: usize) -> Planes {
+        let mut decompressor = Decompressor::new().unwrap();
+        let header = decompressor.read_header(source).unwrap();
+        let factor = ScalingFactor::new(1, denominator);
+        decompressor.set_scaling_factor(factor).unwrap();
+        let (width, height) = (factor.scale(header.width), factor.scale(header.height));
+        let mut pixels = vec![0u8; turbojpeg::yuv_pixels_len(width, 1, height, Subsamp::Sub2x2).unwrap()];
+        let image = YuvImage { pixels: &mut pixels[..], width, align: 1, height, subsamp: Subsamp::Sub2x2 };
+        decompressor.decompress_to_yuv(source, image).unwrap();
+        Planes { pixels, width, height }
+    }
+
+    /// The samples of `planes` inside the image (libjpeg-turbo's padding columns and rows hold whatever its
+    /// scratch buffer held).
+    fn visible(planes: &Planes) -> Vec<u8> {
+        let (yw, yh) = (planes.width.next_multiple_of(2), planes.height.next_multiple_of(2));
+        let (cw, ch) = (yw / 2, yh / 2);
+        let mut samples = Vec::new();
+        for (offset, stride, w, h) in [
+            (0, yw, planes.width, planes.height),
+            (yw * yh, cw, planes.width.div_ceil(2), planes.height.div_ceil(2)),
+            (yw * yh + cw * ch, cw, planes.width.div_ceil(2), planes.height.div_ceil(2)),
+        ] {
+            for row in 0..h {
+                samples.extend_from_slice(&planes.pixels[offset + row * stride..][..w]);
+            }
+        }
+        samples
+    }
+
+    #[test]
+    fn matches_libjpeg_turbo_exactly_at_one_eighth_and_within_rounding_at_one_quarter() {
+        for (w, h, q) in [(640, 480, 90), (333, 217, 75), (17, 9, 100), (1000, 37, 40)] {
+            let source = photo(w, h, q);
+            for (denominator, tolerance) in [(8, 0), (4, 1)] {
+                let ours = decode_with_split(&source, denominator, Split::Never).unwrap();
+                let reference = libjpeg(&source, denominator);
+                assert_eq!(
+                    (ours.width, ours.height, ours.pixels.len()),
+                    (reference.width, reference.height, reference.pixels.len())
+                );
+                let (ours, reference) = (visible(&ours), visible(&reference));
+                let worst = ours.iter().zip(&reference).map(|(a, b)| a.abs_diff(*b)).max().unwrap();
+                assert!(worst <= tolerance, "{w}×{h} q{q} at 1/{denominator}: a sample off by {worst}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_split_anywhere_gives_the_single_thread_result() {
+        let source = photo(800, 600, 85);
+        let frame = Frame::parse(&source).unwrap();
+        let bytes = frame.entropy.len();
+        for denominator in [4, 8] {
+            let whole = decode_with_split(&source, denominator, Split::Never).unwrap();
+            for at in [0, 1, 7, bytes / 3, bytes / 2, bytes - 200, bytes] {
+                let split = decode_with_split(&source, denominator, Split::AtByte(at)).unwrap();
+                assert!(split == whole, "1/{denominator} split at byte {at} of {bytes}");
+            }
+        }
+    }
+
+    #[test]
+    fn what_it_does_not_handle_is_none() {
+        let four_four_four =
+            crate::test_jpeg::encode(&RgbImage::from_fn(64, 64, |x, y| Rgb([x as u8, y as u8, 7])), 80, Subsamp::None);
+        assert!(decode(&four_four_four, 8).is_none());
+        let source = photo(200, 100, 80);
+        assert!(decode(&source, 2).is_none());
+        assert!(decode(b"not a jpeg", 8).is_none());
+        assert!(decode(&source[..source.len() / 2], 8).is_none(), "truncated");
+    }
+
+    #[test]
+    fn corrupt_data_never_panics() {
+        let source = photo(160, 120, 80);
+        let mut seed = 0x9e37_79b9_u32;
+        for round in 0..400 {
+            let mut corrupt = source.clone();
+            for _ in 0..1 + round % 8 {
+                seed ^= seed << 13;
+                seed ^= seed >> 17;
+                seed ^= seed << 5;
+                let at = seed as usize % corrupt.len();
+                corrupt[at] = (seed >> 24) as u8;
+            }
+            for denominator in [4, 8] {
+                let _ = decode_with_split(&corrupt, denominator, Split::AtByte(corrupt.len() / 3));
+                let _ = decode_with_split(&corrupt, denominator, Split::Never);
+            }
+        }
+    }
+}
