@@ -82,10 +82,15 @@ impl Renderer {
             ObjectKey::parse(&file.object_key).map_err(|_| VariantError::MalformedKey(file.object_key.clone()))?;
         let source = self.store.get(&key).await?.ok_or_else(|| VariantError::OriginalMissing(file.id.clone()))?;
         let (transform, target, options) = (spec.transform, spec.target, self.options);
-        let rendered = tokio::task::spawn_blocking(move || render(&source, &transform, target, options))
-            .await
-            .map_err(|e| VariantError::Task(e.to_string()))?
-            .map_err(|e| if e.is_client_error() { VariantError::Rejected(e) } else { VariantError::Render(e) })?;
+        let rendered = tokio::task::spawn_blocking(move || {
+            let started = std::time::Instant::now();
+            let rendered = render(&source, &transform, target, options);
+            tracing::debug!(elapsed_ms = started.elapsed().as_secs_f64() * 1e3, "rendered");
+            rendered
+        })
+        .await
+        .map_err(|e| VariantError::Task(e.to_string()))?
+        .map_err(|e| if e.is_client_error() { VariantError::Rejected(e) } else { VariantError::Render(e) })?;
         Ok(Variant { bytes: Bytes::from(rendered.bytes), content_type: rendered.format.mime().to_owned() })
     }
 
