@@ -156,18 +156,17 @@ fn resize_and_encode(
 
     let (decoded_u, decoded_v) = decoded_chroma.split_at(cdw * cdh);
     let (output_u, output_v) = output_chroma.split_at_mut(cow * coh);
-    // The chroma planes (half the luma's work together) are resized on a second thread meanwhile.
-    let (luma, chroma) = std::thread::scope(|scope| {
-        let chroma = scope.spawn(|| {
+    // The chroma planes (half the luma's work together) are resized on rayon's pool meanwhile.
+    let (luma, chroma) = rayon::join(
+        || resize_luma(decoded_y, (dyw, dyh), luma_window, output_y, (ow, oh), oyw),
+        || {
             let mut resizer = Resizer::new();
             resize_plane(&mut resizer, decoded_u, (cdw, cdh), chroma_window, output_u, (cow, coh))?;
             resize_plane(&mut resizer, decoded_v, (cdw, cdh), chroma_window, output_v, (cow, coh))
-        });
-        let luma = resize_luma(decoded_y, (dyw, dyh), luma_window, output_y, (ow, oh), oyw);
-        (luma, chroma.join())
-    });
+        },
+    );
     luma?;
-    chroma.map_err(|_| PipelineError::Encode("chroma resize panicked".into()))??;
+    chroma?;
 
     let mut compressor = Compressor::new().map_err(PipelineError::encode)?;
     compressor.set_quality(i32::from(quality.clamp(1, 100))).map_err(PipelineError::encode)?;

@@ -21,7 +21,10 @@
 //! in one interleaved scan, without restart markers. Anything else, and any decoding error, is `None`, and
 //! the caller decodes with libjpeg-turbo.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{
+    Mutex, PoisonError,
+    atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering},
+};
 
 /// Zigzag position → natural (row-major) position in an 8×8 block.
 const NATURAL_ORDER: [u8; 64] = [
@@ -524,23 +527,33 @@ impl<'a, const P: usize> Decoder<'a, P> {
         Some(planes.finish())
     }
 
-    /// The two-thread decode: this thread from the start, a second from bit `start`.
+    /// The two-thread decode: this thread from the start, a task on rayon's pool from bit `start`.
+    ///
+    /// A pool thread rather than a thread of our own: a thread spawned per render from the server's
+    /// blocking pool was often placed on the busy core, which cost a fifth of the render (BENCHMARKS.md).
     fn run_split(&self, planes: &mut PlaneWriter<'_>, start: usize) -> Option<()> {
         let shared = Meeting {
             positions: (0..self.mcu_count).map(|_| AtomicU64::new(0)).collect(),
             published: AtomicUsize::new(0),
             stop: AtomicBool::new(false),
+            finished: AtomicBool::new(false),
+            pending: Mutex::new(Vec::new()),
         };
-        std::thread::scope(|scope| {
-            let second = scope.spawn(|| self.decode_from(start, &shared));
+        rayon::in_place_scope(|scope| {
+            scope.spawn(|_| {
+                let pending = self.decode_from(start, &shared);
+                *shared.pending.lock().unwrap_or_else(PoisonError::into_inner) = pending;
+                shared.finished.store(true, Ordering::Release);
+            });
             let (mut bits, mut predictors) = (Bits { position: 0 }, [0i32; 3]);
             // The first MCU of ours found among the second thread's, and the index of its record.
             let mut met: Option<(usize, usize)> = None;
             let mut cursor = 0;
-            let mut second = Some(second);
+            // Whether the second thread's work may still be used.
+            let mut second = true;
             let mut index = 0;
             while index < self.mcu_count {
-                if bits.position >= start && second.is_some() {
+                if bits.position >= start && second {
                     if met.is_none() {
                         let published = shared.published.load(Ordering::Acquire);
                         while cursor < published
@@ -555,9 +568,11 @@ impl<'a, const P: usize> Decoder<'a, P> {
                         }
                     }
                     if let Some((met_index, met_record)) = met
-                        && second.as_ref().is_some_and(|handle| handle.is_finished())
+                        && shared.finished.load(Ordering::Acquire)
                     {
-                        let pending = second.take().and_then(|handle| handle.join().ok()).unwrap_or_default();
+                        second = false;
+                        let pending =
+                            std::mem::take(&mut *shared.pending.lock().unwrap_or_else(PoisonError::into_inner));
                         let record = met_record + (index - met_index);
                         if self.finish_from(planes, &pending, index, record, &predictors) {
                             return Some(());
@@ -605,7 +620,7 @@ impl<'a, const P: usize> Decoder<'a, P> {
 
     /// The second thread: decodes from bit `start` until the data ends or it is told to stop, publishing
     /// where each MCU began. A decoding error (still out of step) starts a new attempt a bit further on.
-    fn decode_from(&self, start: usize, meeting: &Meeting) -> Vec<PendingMcu<P>> {
+    fn decode_from(&self, start: usize, meeting: &Meeting<P>) -> Vec<PendingMcu<P>> {
         let mut pending = Vec::with_capacity(self.mcu_count / 2 + 1);
         let mut attempt = 0u32;
         let mut bits = Bits { position: start };
@@ -633,12 +648,14 @@ impl<'a, const P: usize> Decoder<'a, P> {
     }
 }
 
-/// What the two threads share: where the second thread's MCUs began, how many it has published, and
-/// whether the first has finished without it.
-struct Meeting {
+/// What the two threads share: where the second thread's MCUs began, how many it has published, whether
+/// the first has finished without it, and, once the second is done, what it decoded.
+struct Meeting<const P: usize> {
     positions: Vec<AtomicU64>,
     published: AtomicUsize,
     stop: AtomicBool,
+    finished: AtomicBool,
+    pending: Mutex<Vec<PendingMcu<P>>>,
 }
 
 /// The output planes, in libjpeg-turbo's layout, written pixel by pixel (outside the planes: dropped).
