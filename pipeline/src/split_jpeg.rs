@@ -75,10 +75,11 @@ fn decode_with_split(source: &[u8], denominator: usize, split: Split) -> Option<
     }
 }
 
-/// A canonical Huffman table: a 9-bit lookahead for the short codes, and per-length limits for the rest.
+/// A canonical Huffman table: a lookahead table for the short codes, and per-length limits for the rest.
 #[derive(Debug, Clone)]
 struct Huffman {
-    /// `length << 8 | symbol` for the codes of up to 9 bits, indexed by the next 9 bits; 0 for longer codes.
+    /// `length << 8 | symbol` for the codes of up to `FAST_BITS` bits, indexed by the next `FAST_BITS` bits;
+    /// 0 for longer codes.
     fast: Box<[u16; 1 << Self::FAST_BITS]>,
     /// The largest code of each length (-1 when there is none), for lengths 0..=16.
     max_code: [i32; 17],
@@ -487,7 +488,7 @@ impl<'a, const P: usize> Decoder<'a, P> {
     }
 
     /// Writes decoded MCU `index` into `planes`.
-    fn store(&self, planes: &mut PlaneWriter<'_>, index: usize, blocks: &[PendingBlock<P>; 6]) {
+    fn store(&self, planes: &mut PlaneWriter, index: usize, blocks: &[PendingBlock<P>; 6]) {
         let (mx, my) = (index % self.mcus_across, index / self.mcus_across);
         for (b, (block, &component)) in blocks.iter().zip(&MCU_COMPONENTS).enumerate() {
             // The DC coefficient as libjpeg-turbo stores it: 16 bits.
@@ -531,7 +532,7 @@ impl<'a, const P: usize> Decoder<'a, P> {
     ///
     /// A pool thread rather than a thread of our own: a thread spawned per render from the server's
     /// blocking pool was often placed on the busy core, which cost a fifth of the render (BENCHMARKS.md).
-    fn run_split(&self, planes: &mut PlaneWriter<'_>, start: usize) -> Option<()> {
+    fn run_split(&self, planes: &mut PlaneWriter, start: usize) -> Option<()> {
         let shared = Meeting {
             positions: (0..self.mcu_count).map(|_| AtomicU64::new(0)).collect(),
             published: AtomicUsize::new(0),
@@ -595,7 +596,7 @@ impl<'a, const P: usize> Decoder<'a, P> {
     /// (so they continue ours), fixing their DC coefficients with this thread's `predictors`.
     fn finish_from(
         &self,
-        planes: &mut PlaneWriter<'_>,
+        planes: &mut PlaneWriter,
         pending: &[PendingMcu<P>],
         index: usize,
         record: usize,
@@ -659,16 +660,15 @@ struct Meeting<const P: usize> {
 }
 
 /// The output planes, in libjpeg-turbo's layout, written pixel by pixel (outside the planes: dropped).
-struct PlaneWriter<'a> {
+struct PlaneWriter {
     pixels: Vec<u8>,
     width: usize,
     height: usize,
     /// (offset, width, height) of Y, Cb, Cr.
     planes: [(usize, usize, usize); 3],
-    _marker: std::marker::PhantomData<&'a ()>,
 }
 
-impl PlaneWriter<'_> {
+impl PlaneWriter {
     fn new(width: usize, height: usize) -> Self {
         let (yw, yh) = (width.next_multiple_of(2), height.next_multiple_of(2));
         let (cw, ch) = (yw / 2, yh / 2);
@@ -677,7 +677,6 @@ impl PlaneWriter<'_> {
             width,
             height,
             planes: [(0, yw, yh), (yw * yh, cw, ch), (yw * yh + cw * ch, cw, ch)],
-            _marker: std::marker::PhantomData,
         }
     }
 
