@@ -286,6 +286,25 @@ mod tests {
     }
 
     #[test]
+    fn a_large_jpeg_decoded_on_two_threads_matches_the_general_path() {
+        let source = crate::test_jpeg::photo(1600, 1200, 90);
+        assert!(
+            crate::split_jpeg::splits(&source),
+            "{} bytes: big enough for the entropy decoding to be split",
+            source.len()
+        );
+        // 1/4 and 1/8 on load.
+        for query in ["w=400&q=85", "w=150&h=150&fit=cover&q=85"] {
+            let rendered = planar(&source, query).unwrap_or_else(|| panic!("{query} qualifies"));
+            let ours = crate::decode::decode(&rendered.bytes, u64::MAX).unwrap().0;
+            let reference = general(&source, query);
+            assert_eq!((ours.width(), ours.height()), (reference.width(), reference.height()), "{query}");
+            let luma = mean_difference(ours.to_luma8().as_raw(), reference.to_luma8().as_raw());
+            assert!(luma < 2.0, "{query}: mean luma difference {luma:.2}");
+        }
+    }
+
+    #[test]
     fn anything_else_takes_the_general_path() {
         let source = jpeg(400, 300, Subsamp::Sub2x2);
         for query in [

@@ -55,6 +55,14 @@ pub(crate) fn decode(source: &[u8], denominator: usize) -> Option<Planes> {
     decode_with_split(source, denominator, Split::Auto)
 }
 
+/// Whether `source` would be decoded on two threads (tests of the callers check they reach that path).
+#[cfg(test)]
+pub(crate) fn splits(source: &[u8]) -> bool {
+    Frame::parse(source)
+        .and_then(|frame| unstuff(frame.entropy))
+        .is_some_and(|data| data.len() - PADDING >= SPLIT_MIN_BYTES)
+}
+
 /// Where the second thread starts: chosen by size, or (for tests) at a given byte of the entropy data.
 #[derive(Debug, Clone, Copy)]
 enum Split {
@@ -701,18 +709,7 @@ mod tests {
     use super::*;
 
     fn photo(w: u32, h: u32, quality: i32) -> Vec<u8> {
-        // Smooth gradients with texture and noise, so every coefficient position is exercised.
-        let mut seed = 0x2545_f491_u32;
-        let image = RgbImage::from_fn(w, h, |x, y| {
-            seed ^= seed << 13;
-            seed ^= seed >> 17;
-            seed ^= seed << 5;
-            let noise = (seed % 48) as f32 - 24.0;
-            let wave = 60.0 * (x as f32 / 13.0).sin() * (y as f32 / 29.0).cos();
-            let px = |base: f32| (base + wave + noise).clamp(0.0, 255.0) as u8;
-            Rgb([px((x * 255 / w) as f32), px((y * 255 / h) as f32), px(128.0)])
-        });
-        crate::test_jpeg::encode(&image, quality, Subsamp::Sub2x2)
+        crate::test_jpeg::photo(w, h, quality)
     }
 
     fn libjpeg(source: &[u8], denominator: usize) -> Planes {

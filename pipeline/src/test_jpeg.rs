@@ -1,7 +1,23 @@
 //! Test inputs: JPEGs encoded with libjpeg-turbo at a chosen quality and chroma subsampling.
 
-use image::RgbImage;
+use image::{Rgb, RgbImage};
 use turbojpeg::{Compressor, Subsamp};
+
+/// A photo-like 4:2:0 JPEG: gradients, texture and noise, so every coefficient position is exercised
+/// and the entropy-coded data is about as dense as a camera's.
+pub(crate) fn photo(w: u32, h: u32, quality: i32) -> Vec<u8> {
+    let mut seed = 0x2545_f491_u32;
+    let image = RgbImage::from_fn(w, h, |x, y| {
+        seed ^= seed << 13;
+        seed ^= seed >> 17;
+        seed ^= seed << 5;
+        let noise = (seed % 48) as f32 - 24.0;
+        let wave = 60.0 * (x as f32 / 13.0).sin() * (y as f32 / 29.0).cos();
+        let px = |base: f32| (base + wave + noise).clamp(0.0, 255.0) as u8;
+        Rgb([px((x * 255 / w) as f32), px((y * 255 / h) as f32), px(128.0)])
+    });
+    encode(&image, quality, Subsamp::Sub2x2)
+}
 
 /// `image` as a JPEG at `quality` with `subsamp`.
 pub(crate) fn encode(image: &RgbImage, quality: i32, subsamp: Subsamp) -> Vec<u8> {
