@@ -1,7 +1,9 @@
 //! The embedded queue: a tokio channel shared by the workers of this process. Retries wait on a timer
-//! task; nothing survives a restart (the jobs are derived work, see the crate docs).
+//! task; nothing survives a restart (the jobs are derived work, see the crate docs). A job whose twin is
+//! still waiting, running or scheduled for retry is dropped at enqueue, as the Redis queue does.
 
 use std::{
+    collections::HashSet,
     sync::{
         Arc, Mutex,
         atomic::{AtomicU64, AtomicUsize, Ordering},
@@ -21,6 +23,8 @@ pub struct InProcessQueue {
     /// Enqueued or scheduled for retry, not yet acked or dead-lettered.
     pending: Arc<AtomicUsize>,
     dead: Mutex<Vec<Job>>,
+    /// Dedupe keys of the jobs enqueued and not yet acked or dead-lettered.
+    queued: Mutex<HashSet<String>>,
 }
 
 impl Default for InProcessQueue {
@@ -32,6 +36,7 @@ impl Default for InProcessQueue {
             next_id: AtomicU64::new(1),
             pending: Arc::new(AtomicUsize::new(0)),
             dead: Mutex::new(Vec::new()),
+            queued: Mutex::new(HashSet::new()),
         }
     }
 }
@@ -44,22 +49,37 @@ impl InProcessQueue {
     fn send(&self, delivery: Delivery) -> Result<(), QueueError> {
         self.sender.send(delivery).map_err(|_| QueueError::Unavailable("queue is closed".into()))
     }
+
+    fn queued(&self) -> std::sync::MutexGuard<'_, HashSet<String>> {
+        self.queued.lock().unwrap_or_else(|p| p.into_inner())
+    }
 }
 
 #[async_trait]
 impl JobQueue for InProcessQueue {
     async fn enqueue(&self, job: Job) -> Result<(), QueueError> {
+        let key = job.dedupe_key();
+        if !self.queued().insert(key.clone()) {
+            tracing::debug!(job = ?job, "an identical job is still waiting; dropped this one");
+            return Ok(());
+        }
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         self.pending.fetch_add(1, Ordering::Relaxed);
-        self.send(Delivery { id, job, attempt: 1 })
+        let sent = self.send(Delivery { receipt: id.to_string(), job, attempt: 1 });
+        if sent.is_err() {
+            self.pending.fetch_sub(1, Ordering::Relaxed);
+            self.queued().remove(&key);
+        }
+        sent
     }
 
     async fn next(&self) -> Result<Option<Delivery>, QueueError> {
         Ok(self.receiver.lock().await.recv().await)
     }
 
-    async fn ack(&self, _delivery: &Delivery) -> Result<(), QueueError> {
+    async fn ack(&self, delivery: &Delivery) -> Result<(), QueueError> {
         self.pending.fetch_sub(1, Ordering::Relaxed);
+        self.queued().remove(&delivery.job.dedupe_key());
         Ok(())
     }
 
@@ -67,6 +87,7 @@ impl JobQueue for InProcessQueue {
         if delivery.attempt >= MAX_ATTEMPTS {
             tracing::error!(job = ?delivery.job, attempts = delivery.attempt, "job dead-lettered");
             self.pending.fetch_sub(1, Ordering::Relaxed);
+            self.queued().remove(&delivery.job.dedupe_key());
             self.dead.lock().unwrap_or_else(|p| p.into_inner()).push(delivery.job);
             return Ok(RetryOutcome::DeadLettered);
         }
@@ -125,5 +146,35 @@ mod tests {
         assert_eq!(queue.retry(delivery, Duration::ZERO).await.unwrap(), RetryOutcome::DeadLettered);
         assert_eq!(queue.dead_letters().await.unwrap(), vec![job("x")]);
         assert_eq!(queue.depth().await.unwrap(), 0);
+        // Dead-lettering forgets the job: it can be queued again.
+        queue.enqueue(job("x")).await.unwrap();
+        assert_eq!(queue.depth().await.unwrap(), 1);
+    }
+
+    #[tokio::test]
+    async fn a_job_whose_twin_is_still_waiting_is_dropped() {
+        let queue = InProcessQueue::new();
+        queue.enqueue(job("a")).await.unwrap();
+        queue.enqueue(job("a")).await.unwrap();
+        queue.enqueue(job("b")).await.unwrap();
+        assert_eq!(queue.depth().await.unwrap(), 2);
+        let first = queue.next().await.unwrap().unwrap();
+        assert_eq!(first.job, job("a"));
+        // Still running, then scheduled for retry: a twin is still dropped.
+        queue.enqueue(job("a")).await.unwrap();
+        assert_eq!(queue.retry(first, Duration::ZERO).await.unwrap(), RetryOutcome::Scheduled);
+        queue.enqueue(job("a")).await.unwrap();
+        let second = queue.next().await.unwrap().unwrap();
+        assert_eq!(second.job, job("b"));
+        queue.ack(&second).await.unwrap();
+        let again = queue.next().await.unwrap().unwrap();
+        assert_eq!((again.job.clone(), again.attempt), (job("a"), 2));
+        queue.ack(&again).await.unwrap();
+        assert_eq!(queue.depth().await.unwrap(), 0);
+        // Once acked, the same job can be queued again.
+        queue.enqueue(job("a")).await.unwrap();
+        assert_eq!(queue.depth().await.unwrap(), 1);
+        let fresh = queue.next().await.unwrap().unwrap();
+        assert_eq!((fresh.job, fresh.attempt), (job("a"), 1));
     }
 }

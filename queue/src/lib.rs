@@ -1,35 +1,79 @@
 //! The job queue behind one trait, `JobQueue`. Jobs are derived work (losing one loses no data), delivered
 //! at least once: a worker takes a `Delivery`, then acks it or hands it back for a later attempt; after
-//! `MAX_ATTEMPTS` a job is dead-lettered. `InProcessQueue` is the embedded backend, run by workers inside
-//! `serve`; the distributed backend (Redis Streams) implements the same trait.
+//! `MAX_ATTEMPTS` a job is dead-lettered. A job whose identical twin (same `Job::dedupe_key`) is still
+//! waiting or running is dropped at enqueue, and jobs are idempotent, so a job done twice is harmless.
+//!
+//! Two backends: `InProcessQueue`, the embedded one, run by workers inside `serve` (nothing survives a
+//! restart); `RedisQueue`, the distributed one over Redis Streams, shared by API nodes and worker
+//! processes, which also reclaims the jobs of a worker that died (`redis` module docs). `connect_pool`
+//! opens the Redis pool that other Redis users (rate limits, pub/sub) share.
 
 mod in_process;
+mod redis;
 
 use std::time::Duration;
 
 use async_trait::async_trait;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
 
+pub use self::redis::{RedisQueue, RedisQueueOptions, connect_pool};
 pub use in_process::InProcessQueue;
 
 /// Attempts before a job is dead-lettered.
 pub const MAX_ATTEMPTS: u32 = 5;
 
-/// A unit of background work.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A unit of background work. Serialized as JSON when the queue is out of process.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Job {
     /// Remove a stored object whose inline removal failed (a deleted file's bytes, a confirm's leftovers),
     /// so a failed step leaves no orphan behind.
     DeleteObject { key: String },
     /// Render a variant of a file and keep it in the object store (thumbnails on confirm, transform-url
-    /// variants), so its first request is already a hit. `query` is in delivery syntax; `target` is a
-    /// `Target` name (`source`, `auto`, `webp`, …).
-    RenderVariant { file_id: String, query: String, target: String },
+    /// variants, batch warming), so its first request is already a hit. `query` is in delivery syntax;
+    /// `target` is a `Target` name (`source`, `auto`, `webp`, …). `warm` names the batch item this job
+    /// completes, when it is part of a warming batch.
+    RenderVariant {
+        file_id: String,
+        query: String,
+        target: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        warm: Option<WarmItem>,
+    },
+}
+
+/// One (file, transformation) pair of a warming batch, whose outcome the batch's progress counts.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WarmItem {
+    pub batch_id: String,
+    pub item: u32,
+}
+
+impl Job {
+    /// Identical jobs share this key: a queue may drop a job whose twin is still waiting, so enqueuing the
+    /// same work twice does it once.
+    pub fn dedupe_key(&self) -> String {
+        let text = serde_json::to_string(self).unwrap_or_default();
+        hex::encode(&Sha256::digest(text.as_bytes())[..12])
+    }
+
+    /// JSON text of the job (the out-of-process queues' wire form).
+    pub fn to_json(&self) -> String {
+        // A Job holds only strings and integers: serializing it cannot fail.
+        serde_json::to_string(self).unwrap_or_default()
+    }
+
+    pub fn from_json(text: &str) -> Result<Self, serde_json::Error> {
+        serde_json::from_str(text)
+    }
 }
 
 /// A job handed to a worker, with how many times it has been tried before.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Delivery {
-    pub id: u64,
+    /// The queue's own handle on this delivery (ack and retry use it); opaque to workers.
+    pub receipt: String,
     pub job: Job,
     /// 1 on the first attempt.
     pub attempt: u32,
@@ -50,6 +94,7 @@ pub enum RetryOutcome {
 
 #[async_trait]
 pub trait JobQueue: Send + Sync + 'static {
+    /// Adds a job. A job identical to one still waiting (same `Job::dedupe_key`) may be dropped instead.
     async fn enqueue(&self, job: Job) -> Result<(), QueueError>;
 
     /// Waits for the next job; `None` once the queue is closed.

@@ -1,10 +1,12 @@
 //! Object storage behind one trait. The API and the workers hold an `Arc<dyn ObjectStore>` and never know
-//! which backend is behind it: the embedded local directory (`LocalStore`, which signs its own upload URLs)
-//! or, in distributed mode, an S3-compatible server.
+//! which backend is behind it: the embedded local directory (`LocalStore`, which signs its own upload URLs
+//! and receives the uploads) or, in distributed mode, one bucket on an S3-compatible server (`S3Store`,
+//! whose presigned URLs send uploads straight to that server).
 
 mod key;
 mod local;
 mod presign;
+mod s3;
 
 use std::{io, time::Duration};
 
@@ -15,6 +17,7 @@ use futures_util::stream::BoxStream;
 pub use key::{KeyError, ObjectKey};
 pub use local::LocalStore;
 pub use presign::{PresignedQuery, UploadRejection};
+pub use s3::{S3Config, S3Store};
 
 /// A stream of object bytes.
 pub type ByteStream = BoxStream<'static, io::Result<Bytes>>;

@@ -1,0 +1,725 @@
+//! The distributed queue: Redis Streams with one consumer group shared by every worker process, so API
+//! nodes enqueue and any number of workers take jobs, each job by one worker at a time.
+//!
+//! Delivery is at least once. A taken job stays in the group's pending list until it is acked or handed
+//! back; a job pending longer than `claim_idle` belongs to a worker that died and is reclaimed (XAUTOCLAIM)
+//! by another, which counts as a failed attempt: a delivery's attempt is the entry's stored `attempt`
+//! plus the group's delivery count minus one, so every reclaim adds one, and past `MAX_ATTEMPTS` the job
+//! is dead-lettered instead of delivered. Live workers keep their jobs from being reclaimed by refreshing
+//! them (a heartbeat, XCLAIM … JUSTID, which leaves the delivery count alone) while they run. A job taken
+//! by a `next()` its caller stopped waiting for is handed back at once, uncounted. Failed jobs wait in a
+//! sorted set until their backoff ends, then go back into the stream as new entries; after
+//! `MAX_ATTEMPTS` they move to a dead-letter stream. A job whose identical twin is still waiting or
+//! running is dropped at enqueue (a dedupe key per job), and the jobs themselves are idempotent, so a job
+//! done twice costs time, not correctness.
+//!
+//! Keys under a prefix `p`: `p:jobs` (stream, group `workers`; fields `job` = JSON, `attempt`),
+//! `p:jobs:delayed` (sorted set: score = due time in ms, member = `<attempt>:<nonce>:<job JSON>`),
+//! `p:jobs:dead` (stream; fields `job`, `attempts`, `failed_at_ms`, `reason`), `p:jobs:queued:<dedupe
+//! key>` (a 24 h marker). Entries are deleted from the stream once acked or moved, so its length is the
+//! number of jobs waiting or running. Every multi-key change is one Lua script or MULTI, so a crash
+//! between two steps cannot lose or duplicate a job. Times inside scripts come from Redis (`TIME`), so
+//! nodes with skewed clocks agree on when a retry is due.
+
+use std::{
+    collections::HashSet,
+    fmt::Display,
+    sync::{Arc, LazyLock, Mutex},
+    time::Duration,
+};
+
+use async_trait::async_trait;
+use deadpool_redis::{Manager, Pool, Runtime};
+use redis::{AsyncConnectionConfig, IntoConnectionInfo, RedisError, Script, streams::StreamReadReply};
+use tokio::{sync::oneshot, task::JoinHandle};
+
+use crate::{Delivery, Job, JobQueue, MAX_ATTEMPTS, QueueError, RetryOutcome};
+
+/// The consumer group every worker joins.
+const GROUP: &str = "workers";
+/// How long a dedupe marker outlives a job that was never acked (its queue lost, say).
+const DEDUPE_TTL_SECS: u64 = 86_400;
+/// Due retries moved back into the stream per turn (bounds one script's run time).
+const PROMOTE_BATCH: u32 = 100;
+/// The dead-letter stream is trimmed to about this many entries, so it cannot grow without bound.
+const DEAD_MAX_LEN: u32 = 10_000;
+/// Bounds on the pool: waiting for a connection, opening one, checking one before reuse.
+const POOL_TIMEOUT: Duration = Duration::from_secs(5);
+/// Response timeout of ordinary commands (redis 1.x defaults to 500 ms, tight on a loaded machine).
+const RESPONSE_TIMEOUT: Duration = Duration::from_secs(2);
+/// Idle time given to a job handed back by a cancelled `next()`, so XAUTOCLAIM takes it at once.
+const RELEASED_IDLE_MS: u64 = 365 * 86_400_000;
+
+/// Where the queue's keys live and who this process is in the consumer group.
+#[derive(Debug, Clone)]
+pub struct RedisQueueOptions {
+    /// Key prefix, e.g. `shutterbox`: keys are `<prefix>:jobs…`.
+    pub prefix: String,
+    /// Consumer name, unique per process (default `<hostname>-<pid>-<random>`).
+    pub consumer: String,
+    /// A job pending this long without an ack or a heartbeat is taken from its (dead) worker.
+    pub claim_idle: Duration,
+    /// How long one XREADGROUP waits for a new job; also how often due retries and dead workers' jobs
+    /// are looked for while the queue is idle.
+    pub block: Duration,
+}
+
+impl Default for RedisQueueOptions {
+    fn default() -> Self {
+        Self {
+            prefix: "shutterbox".into(),
+            consumer: default_consumer(),
+            claim_idle: Duration::from_secs(30),
+            block: Duration::from_secs(1),
+        }
+    }
+}
+
+fn default_consumer() -> String {
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .or_else(|_| std::fs::read_to_string("/etc/hostname"))
+        .ok()
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .map(|h| h.trim().to_owned())
+        .filter(|h| !h.is_empty())
+        .unwrap_or_else(|| "host".into());
+    format!("{host}-{}-{:06x}", std::process::id(), rand::random::<u32>() & 0xff_ffff)
+}
+
+fn unavailable(what: &str, error: impl Display) -> QueueError {
+    // One line: redis errors can carry the server's multi-line text.
+    let text = error.to_string().replace('\n', " ");
+    QueueError::Unavailable(format!("{what}: {}", text.trim()))
+}
+
+/// Builds a pool over `url` whose connections use `config`, with every wait bounded.
+fn build_pool(url: &str, config: AsyncConnectionConfig, max_size: usize) -> Result<(Pool, String), QueueError> {
+    // The error names neither the URL nor its parse error, which may quote a password.
+    let info = url.into_connection_info().map_err(|_| {
+        QueueError::Unavailable("invalid Redis URL: expected redis://[user:password@]host[:port][/db]".into())
+    })?;
+    let addr = info.addr().to_string();
+    let manager = Manager::new_with_config(info, config).map_err(|e| unavailable("invalid Redis URL", e))?;
+    let pool = Pool::builder(manager)
+        .max_size(max_size)
+        .runtime(Runtime::Tokio1)
+        .wait_timeout(Some(POOL_TIMEOUT))
+        .create_timeout(Some(POOL_TIMEOUT))
+        .recycle_timeout(Some(POOL_TIMEOUT))
+        .build()
+        .map_err(|e| unavailable("cannot build the Redis pool", e))?;
+    Ok((pool, addr))
+}
+
+/// A pool of Redis connections for ordinary (non-blocking) commands, checked with one PING. Malformed
+/// URLs and unreachable servers fail within a few seconds. Shared with whatever else needs Redis (rate
+/// limits, pub/sub).
+pub async fn connect_pool(url: &str) -> Result<Pool, QueueError> {
+    let config = AsyncConnectionConfig::new().set_response_timeout(Some(RESPONSE_TIMEOUT));
+    let (pool, addr) = build_pool(url, config, num_cpus_times_four())?;
+    ping(&pool, &addr).await?;
+    Ok(pool)
+}
+
+fn num_cpus_times_four() -> usize {
+    std::thread::available_parallelism().map_or(4, |n| n.get()) * 4
+}
+
+async fn ping(pool: &Pool, addr: &str) -> Result<(), QueueError> {
+    let what = format!("cannot reach Redis at {addr}");
+    let check = async {
+        let mut conn = pool.get().await.map_err(|e| unavailable(&what, pool_to_redis(e)))?;
+        redis::cmd("PING").query_async::<String>(&mut conn).await.map_err(|e| unavailable(&what, e))
+    };
+    match tokio::time::timeout(POOL_TIMEOUT, check).await {
+        Ok(result) => result.map(drop),
+        Err(_) => Err(QueueError::Unavailable(format!("{what}: no answer within {POOL_TIMEOUT:?}"))),
+    }
+}
+
+/// Enqueue: a job goes in only if no twin holds its dedupe marker.
+/// KEYS: dedupe marker, stream. ARGV: job JSON, marker TTL (s).
+static ENQUEUE: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
+        if redis.call('SET', KEYS[1], '1', 'NX', 'EX', ARGV[2]) then
+            redis.call('XADD', KEYS[2], '*', 'job', ARGV[1], 'attempt', '1')
+            return 1
+        end
+        return 0
+        ",
+    )
+});
+
+/// Moves retries whose time has come from the delayed set back into the stream.
+/// KEYS: delayed set, stream. ARGV: batch size.
+static PROMOTE: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
+        local t = redis.call('TIME')
+        local now = string.format('%d', tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000))
+        local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, tonumber(ARGV[1]))
+        for _, member in ipairs(due) do
+            local attempt, job = string.match(member, '^(%d+):[^:]*:(.*)$')
+            if not attempt then
+                -- Not ours: let the reader dead-letter it as unparsable rather than drop it silently.
+                attempt, job = '1', member
+            end
+            redis.call('XADD', KEYS[2], '*', 'job', job, 'attempt', attempt)
+            redis.call('ZREM', KEYS[1], member)
+        end
+        return #due
+        ",
+    )
+});
+
+/// Takes over one job pending longer than the idle limit (its worker died), with its delivery count.
+/// KEYS: stream. ARGV: group, consumer, min idle (ms), cursor.
+/// Returns {next cursor} or {next cursor, id, state, job, attempt, times delivered}; state is 1 when
+/// the entry has a `job` field, 0 when it has none, `gone` when the entry no longer exists (Redis 6).
+static CLAIM: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
+        local r = redis.call('XAUTOCLAIM', KEYS[1], ARGV[1], ARGV[2], ARGV[3], ARGV[4], 'COUNT', 1)
+        local entry = r[2][1]
+        if not entry then
+            return {r[1]}
+        end
+        local id, fields = entry[1], entry[2]
+        local state, job, attempt = 'gone', '', ''
+        if fields then
+            state = '0'
+            for i = 1, #fields, 2 do
+                if fields[i] == 'job' then
+                    state, job = '1', fields[i + 1]
+                elseif fields[i] == 'attempt' then
+                    attempt = fields[i + 1]
+                end
+            end
+        end
+        local pending = redis.call('XPENDING', KEYS[1], ARGV[1], id, id, 1)
+        local delivered = '1'
+        if pending[1] then
+            delivered = tostring(pending[1][4])
+        end
+        return {r[1], id, state, job, attempt, delivered}
+        ",
+    )
+});
+
+/// Schedules a failed job's next attempt; a no-op if the entry is no longer pending (another worker
+/// reclaimed it and has settled it), so a late hand-back cannot duplicate the job.
+/// KEYS: stream, delayed set. ARGV: group, id, member (`<attempt>:<nonce>:<job>`), delay (ms).
+static SCHEDULE: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
+        if redis.call('XACK', KEYS[1], ARGV[1], ARGV[2]) == 0 then
+            return 0
+        end
+        redis.call('XDEL', KEYS[1], ARGV[2])
+        local t = redis.call('TIME')
+        local due = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + tonumber(ARGV[4])
+        redis.call('ZADD', KEYS[2], string.format('%d', due), ARGV[3])
+        return 1
+        ",
+    )
+});
+
+/// Moves a job to the dead-letter stream and forgets it (same no-op rule as SCHEDULE).
+/// KEYS: stream, dead stream, [dedupe marker]. ARGV: group, id, job text, attempts, reason, max length.
+static DEAD_LETTER: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
+        if redis.call('XACK', KEYS[1], ARGV[1], ARGV[2]) == 0 then
+            return 0
+        end
+        redis.call('XDEL', KEYS[1], ARGV[2])
+        local t = redis.call('TIME')
+        local now = string.format('%d', tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000))
+        redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[6], '*',
+            'job', ARGV[3], 'attempts', ARGV[4], 'failed_at_ms', now, 'reason', ARGV[5])
+        if KEYS[3] then
+            redis.call('DEL', KEYS[3])
+        end
+        return 1
+        ",
+    )
+});
+
+/// Refreshes the idle time of jobs this consumer is running, so they are not taken as a dead worker's.
+/// Only jobs still owned by this consumer: one already reclaimed elsewhere is not taken back.
+/// KEYS: stream. ARGV: group, consumer, ids…
+static HEARTBEAT: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
+        local kept = 0
+        for i = 3, #ARGV do
+            local p = redis.call('XPENDING', KEYS[1], ARGV[1], ARGV[i], ARGV[i], 1)
+            if p[1] and p[1][2] == ARGV[2] then
+                redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[2], 0, ARGV[i], 'JUSTID')
+                kept = kept + 1
+            end
+        end
+        return kept
+        ",
+    )
+});
+
+/// A job taken from Redis, with the group's delivery count (needed to hand it back unchanged).
+struct Fetched {
+    delivery: Delivery,
+    delivered: u64,
+}
+
+/// What the background tasks share with the queue.
+struct Inner {
+    /// Ordinary commands (the shared pool).
+    pool: Pool,
+    /// Connections for the blocking XREADGROUP, one per concurrent `next()`; their response timeout
+    /// outlasts `block`.
+    blocking: Pool,
+    stream: String,
+    delayed: String,
+    dead: String,
+    dedupe_prefix: String,
+    consumer: String,
+    claim_idle: Duration,
+    block: Duration,
+    /// XAUTOCLAIM's cursor, so successive scans cover the whole pending list rather than its head.
+    claim_cursor: Mutex<String>,
+}
+
+/// The Redis Streams job queue (see the module docs).
+pub struct RedisQueue {
+    inner: Arc<Inner>,
+    /// Receipts handed to workers and not yet acked or handed back: the heartbeat keeps them.
+    in_flight: Arc<Mutex<HashSet<String>>>,
+    heartbeat: JoinHandle<()>,
+}
+
+impl Drop for RedisQueue {
+    fn drop(&mut self) {
+        // Without the heartbeat, unfinished jobs are reclaimed by other workers after `claim_idle`.
+        self.heartbeat.abort();
+    }
+}
+
+fn is_no_group(error: &RedisError) -> bool {
+    // Inside a script the code arrives inside the message, so look at both.
+    error.code() == Some("NOGROUP") || error.to_string().contains("NOGROUP")
+}
+
+impl Inner {
+    fn dedupe_key(&self, job: &Job) -> String {
+        format!("{}{}", self.dedupe_prefix, job.dedupe_key())
+    }
+
+    async fn conn(&self) -> Result<deadpool_redis::Connection, QueueError> {
+        self.pool.get().await.map_err(|e| unavailable("no Redis connection", e))
+    }
+
+    /// Creates the stream and group if missing. From id 0: entries are deleted once settled, so any entry
+    /// already there is a job nobody has taken yet (the group may be new after a Redis restart).
+    async fn ensure_group(&self) -> Result<(), QueueError> {
+        let mut conn = self.conn().await?;
+        let created = redis::cmd("XGROUP")
+            .arg("CREATE")
+            .arg(&self.stream)
+            .arg(GROUP)
+            .arg("0")
+            .arg("MKSTREAM")
+            .query_async::<()>(&mut conn)
+            .await;
+        match created {
+            Err(e) if e.code() != Some("BUSYGROUP") => Err(unavailable("cannot create the consumer group", e)),
+            _ => Ok(()),
+        }
+    }
+
+    /// One turn of `next()`: due retries back into the stream, then a dead worker's job, then a new one.
+    async fn fetch(&self) -> Result<Option<Fetched>, QueueError> {
+        let mut conn = self.conn().await?;
+        PROMOTE
+            .key(&self.delayed)
+            .key(&self.stream)
+            .arg(PROMOTE_BATCH)
+            .invoke_async::<u32>(&mut conn)
+            .await
+            .map_err(|e| unavailable("cannot move due retries", e))?;
+        drop(conn);
+        match self.reclaim().await {
+            Ok(Some(found)) => return Ok(Some(found)),
+            Ok(None) => {}
+            Err(e) if is_no_group(&e) => return self.ensure_group().await.map(|()| None),
+            Err(e) => return Err(unavailable("cannot reclaim jobs", e)),
+        }
+        match self.read_new().await {
+            Ok(found) => Ok(found),
+            Err(e) if is_no_group(&e) => self.ensure_group().await.map(|()| None),
+            Err(e) => Err(unavailable("cannot read jobs", e)),
+        }
+    }
+
+    async fn reclaim(&self) -> Result<Option<Fetched>, RedisError> {
+        let cursor = self.claim_cursor.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        let mut conn = self.pool.get().await.map_err(pool_to_redis)?;
+        let reply: Vec<String> = CLAIM
+            .key(&self.stream)
+            .arg(GROUP)
+            .arg(&self.consumer)
+            .arg(duration_ms(self.claim_idle))
+            .arg(&cursor)
+            .invoke_async(&mut conn)
+            .await?;
+        drop(conn);
+        let [next_cursor, rest @ ..] = reply.as_slice() else { return Ok(None) };
+        *self.claim_cursor.lock().unwrap_or_else(|p| p.into_inner()) = next_cursor.clone();
+        let [id, state, job, attempt, delivered] = rest else { return Ok(None) };
+        match state.as_str() {
+            "gone" => {
+                // An entry deleted while pending (Redis 6 reports these): nothing left to run.
+                let mut conn = self.pool.get().await.map_err(pool_to_redis)?;
+                redis::cmd("XACK").arg(&self.stream).arg(GROUP).arg(id).query_async::<()>(&mut conn).await?;
+                Ok(None)
+            }
+            state => {
+                let job = (state == "1").then(|| job.clone());
+                let delivered = delivered.parse().unwrap_or(1);
+                Ok(self.accept(id.clone(), job, Some(attempt.clone()), delivered).await)
+            }
+        }
+    }
+
+    async fn read_new(&self) -> Result<Option<Fetched>, RedisError> {
+        let mut conn = self.blocking.get().await.map_err(pool_to_redis)?;
+        // BLOCK 0 would wait forever: at least 1 ms.
+        let block_ms = duration_ms(self.block).max(1);
+        let reply: Option<StreamReadReply> = redis::cmd("XREADGROUP")
+            .arg("GROUP")
+            .arg(GROUP)
+            .arg(&self.consumer)
+            .arg("COUNT")
+            .arg(1)
+            .arg("BLOCK")
+            .arg(block_ms)
+            .arg("STREAMS")
+            .arg(&self.stream)
+            .arg(">")
+            .query_async(&mut conn)
+            .await?;
+        drop(conn);
+        let Some(entry) = reply.into_iter().flat_map(|r| r.keys).flat_map(|k| k.ids).next() else {
+            return Ok(None);
+        };
+        let job = entry.get::<String>("job");
+        let attempt = entry.get::<String>("attempt");
+        Ok(self.accept(entry.id, job, attempt, 1).await)
+    }
+
+    /// Turns a stream entry into a delivery, or dead-letters it when it cannot or must not run again.
+    /// The attempt is the stored one plus the deliveries since it was stored: each reclaim counts as a
+    /// failed attempt (its worker died mid-job), and XAUTOCLAIM counts deliveries for us.
+    async fn accept(
+        &self,
+        id: String,
+        job: Option<String>,
+        attempt: Option<String>,
+        delivered: u64,
+    ) -> Option<Fetched> {
+        let text = job.unwrap_or_default();
+        let stored: u32 = attempt.as_deref().and_then(|a| a.parse().ok()).unwrap_or(1);
+        let attempt = u64::from(stored.max(1)) + delivered.saturating_sub(1);
+        let job = match Job::from_json(&text) {
+            Ok(job) => job,
+            Err(e) => {
+                tracing::error!(id = %id, error = %e, "unparsable job in the queue; dead-lettering it");
+                self.dead_letter(&id, &text, None, attempt, "unparsable").await;
+                return None;
+            }
+        };
+        if attempt > u64::from(MAX_ATTEMPTS) {
+            tracing::error!(id = %id, job = ?job, attempts = attempt - 1, "job's workers kept dying; dead-lettered");
+            self.dead_letter(&id, &text, Some(&job), attempt - 1, "worker lost").await;
+            return None;
+        }
+        let attempt = u32::try_from(attempt).unwrap_or(MAX_ATTEMPTS);
+        Some(Fetched { delivery: Delivery { receipt: id, job, attempt }, delivered })
+    }
+
+    /// Dead-letters from inside `next()`, where a failure is only logged: the entry stays pending and
+    /// is reclaimed (and dead-lettered) again later.
+    async fn dead_letter(&self, id: &str, text: &str, job: Option<&Job>, attempts: u64, reason: &str) {
+        if let Err(e) = self.dead_letter_checked(id, text, job, attempts, reason).await {
+            tracing::warn!(id = %id, error = %e, "could not dead-letter a job; it will be retried");
+        }
+    }
+
+    async fn dead_letter_checked(
+        &self,
+        id: &str,
+        text: &str,
+        job: Option<&Job>,
+        attempts: u64,
+        reason: &str,
+    ) -> Result<bool, QueueError> {
+        let mut conn = self.conn().await?;
+        let mut call = DEAD_LETTER.key(&self.stream);
+        call.key(&self.dead);
+        if let Some(job) = job {
+            call.key(self.dedupe_key(job));
+        }
+        call.arg(GROUP).arg(id).arg(text).arg(attempts).arg(reason).arg(DEAD_MAX_LEN);
+        let moved: u32 = call.invoke_async(&mut conn).await.map_err(|e| unavailable("cannot dead-letter a job", e))?;
+        Ok(moved == 1)
+    }
+
+    /// Hands back a job whose `next()` was cancelled after Redis gave it out: still pending under this
+    /// consumer, but idle for long and with its delivery count restored, so the next XAUTOCLAIM (here or
+    /// elsewhere) takes it at once and without counting an attempt.
+    async fn release(&self, fetched: Fetched) {
+        let id = fetched.delivery.receipt;
+        let released = async {
+            let mut conn = self.pool.get().await.map_err(pool_to_redis)?;
+            redis::cmd("XCLAIM")
+                .arg(&self.stream)
+                .arg(GROUP)
+                .arg(&self.consumer)
+                .arg(0)
+                .arg(&id)
+                .arg("IDLE")
+                .arg(RELEASED_IDLE_MS)
+                .arg("RETRYCOUNT")
+                .arg(fetched.delivered.saturating_sub(1))
+                .arg("JUSTID")
+                .query_async::<()>(&mut conn)
+                .await
+        };
+        match released.await {
+            Ok(()) => tracing::debug!(id = %id, "released a job taken by a cancelled next()"),
+            Err(e) => tracing::warn!(id = %id, error = %e, "could not release a job; it will be reclaimed later"),
+        }
+    }
+
+    async fn heartbeat(&self, ids: &[String]) -> Result<(), RedisError> {
+        let mut conn = self.pool.get().await.map_err(pool_to_redis)?;
+        let mut call = HEARTBEAT.key(&self.stream);
+        call.arg(GROUP).arg(&self.consumer);
+        for id in ids {
+            call.arg(id);
+        }
+        call.invoke_async::<u32>(&mut conn).await.map(drop)
+    }
+}
+
+fn pool_to_redis(error: deadpool_redis::PoolError) -> RedisError {
+    match error {
+        deadpool_redis::PoolError::Backend(e) => e,
+        other => RedisError::from((redis::ErrorKind::Io, "no Redis connection", other.to_string())),
+    }
+}
+
+fn duration_ms(duration: Duration) -> u64 {
+    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
+}
+
+impl RedisQueue {
+    /// Connects, checks the server and joins (creating if needed) the consumer group.
+    pub async fn connect(url: &str, options: RedisQueueOptions) -> Result<Self, QueueError> {
+        let pool = connect_pool(url).await?;
+        // The blocking read waits up to `block` for an answer: its connections must wait longer than
+        // that (redis 1.x's 500 ms default would fail every idle read as "timed out"), yet not forever,
+        // so a server that vanished is still noticed.
+        let blocking_config = AsyncConnectionConfig::new().set_response_timeout(Some(options.block + POOL_TIMEOUT));
+        let (blocking, _) = build_pool(url, blocking_config, num_cpus_times_four().max(32))?;
+        let prefix = options.prefix;
+        let inner = Arc::new(Inner {
+            pool,
+            blocking,
+            stream: format!("{prefix}:jobs"),
+            delayed: format!("{prefix}:jobs:delayed"),
+            dead: format!("{prefix}:jobs:dead"),
+            dedupe_prefix: format!("{prefix}:jobs:queued:"),
+            consumer: options.consumer,
+            claim_idle: options.claim_idle,
+            block: options.block,
+            claim_cursor: Mutex::new("0-0".into()),
+        });
+        inner.ensure_group().await?;
+        let in_flight = Arc::new(Mutex::new(HashSet::new()));
+        let heartbeat = tokio::spawn(run_heartbeat(Arc::downgrade(&inner), in_flight.clone()));
+        Ok(Self { inner, in_flight, heartbeat })
+    }
+
+    /// The pool of ordinary connections, for other users of the same Redis.
+    pub fn pool(&self) -> &Pool {
+        &self.inner.pool
+    }
+
+    /// This process's name in the consumer group.
+    pub fn consumer(&self) -> &str {
+        &self.inner.consumer
+    }
+
+    fn settled(&self, receipt: &str) {
+        self.in_flight.lock().unwrap_or_else(|p| p.into_inner()).remove(receipt);
+    }
+}
+
+/// Refreshes the running jobs three times per `claim_idle`, until the queue is dropped.
+async fn run_heartbeat(inner: std::sync::Weak<Inner>, in_flight: Arc<Mutex<HashSet<String>>>) {
+    let period = match inner.upgrade() {
+        Some(inner) => (inner.claim_idle / 3).max(Duration::from_millis(10)),
+        None => return,
+    };
+    let mut ticks = tokio::time::interval(period);
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        ticks.tick().await;
+        let Some(inner) = inner.upgrade() else { return };
+        let ids: Vec<String> = in_flight.lock().unwrap_or_else(|p| p.into_inner()).iter().cloned().collect();
+        if ids.is_empty() {
+            continue;
+        }
+        if let Err(e) = inner.heartbeat(&ids).await {
+            tracing::warn!(error = %e, jobs = ids.len(), "could not refresh running jobs");
+        }
+    }
+}
+
+#[async_trait]
+impl JobQueue for RedisQueue {
+    async fn enqueue(&self, job: Job) -> Result<(), QueueError> {
+        let mut conn = self.inner.conn().await?;
+        let added: u32 = ENQUEUE
+            .key(self.inner.dedupe_key(&job))
+            .key(&self.inner.stream)
+            .arg(job.to_json())
+            .arg(DEDUPE_TTL_SECS)
+            .invoke_async(&mut conn)
+            .await
+            .map_err(|e| unavailable("cannot enqueue a job", e))?;
+        if added == 0 {
+            tracing::debug!(job = ?job, "an identical job is still waiting; dropped this one");
+        }
+        Ok(())
+    }
+
+    /// Never `None`: a Redis queue is not closed. Cancel-safe: each turn runs in a task of its own, and a
+    /// job it takes after the caller stopped waiting is handed back at once (see `Inner::release`).
+    async fn next(&self) -> Result<Option<Delivery>, QueueError> {
+        loop {
+            let inner = self.inner.clone();
+            let (sender, receiver) = oneshot::channel();
+            tokio::spawn(async move {
+                let result = inner.fetch().await;
+                if let Err(Ok(Some(fetched))) = sender.send(result) {
+                    inner.release(fetched).await;
+                }
+            });
+            match receiver.await {
+                Ok(Ok(Some(fetched))) => {
+                    let receipt = fetched.delivery.receipt.clone();
+                    self.in_flight.lock().unwrap_or_else(|p| p.into_inner()).insert(receipt);
+                    return Ok(Some(fetched.delivery));
+                }
+                Ok(Ok(None)) => continue,
+                Ok(Err(e)) => return Err(e),
+                Err(_) => return Err(QueueError::Unavailable("the job fetch task stopped".into())),
+            }
+        }
+    }
+
+    async fn ack(&self, delivery: &Delivery) -> Result<(), QueueError> {
+        let inner = &self.inner;
+        let mut conn = inner.conn().await?;
+        redis::pipe()
+            .atomic()
+            .cmd("XACK")
+            .arg(&inner.stream)
+            .arg(GROUP)
+            .arg(&delivery.receipt)
+            .ignore()
+            .cmd("XDEL")
+            .arg(&inner.stream)
+            .arg(&delivery.receipt)
+            .ignore()
+            .cmd("DEL")
+            .arg(inner.dedupe_key(&delivery.job))
+            .ignore()
+            .query_async::<()>(&mut conn)
+            .await
+            .map_err(|e| unavailable("cannot ack a job", e))?;
+        self.settled(&delivery.receipt);
+        Ok(())
+    }
+
+    async fn retry(&self, delivery: Delivery, delay: Duration) -> Result<RetryOutcome, QueueError> {
+        let inner = &self.inner;
+        let text = delivery.job.to_json();
+        if delivery.attempt >= MAX_ATTEMPTS {
+            let moved = inner
+                .dead_letter_checked(&delivery.receipt, &text, Some(&delivery.job), delivery.attempt.into(), "failed")
+                .await?;
+            self.settled(&delivery.receipt);
+            if moved {
+                tracing::error!(job = ?delivery.job, attempts = delivery.attempt, "job dead-lettered");
+                return Ok(RetryOutcome::DeadLettered);
+            }
+            // Another worker reclaimed it meanwhile: its fate is that worker's now.
+            return Ok(RetryOutcome::Scheduled);
+        }
+        let member = format!("{}:{:016x}:{text}", delivery.attempt + 1, rand::random::<u64>());
+        let mut conn = inner.conn().await?;
+        let scheduled: u32 = SCHEDULE
+            .key(&inner.stream)
+            .key(&inner.delayed)
+            .arg(GROUP)
+            .arg(&delivery.receipt)
+            .arg(member)
+            .arg(duration_ms(delay))
+            .invoke_async(&mut conn)
+            .await
+            .map_err(|e| unavailable("cannot schedule a retry", e))?;
+        self.settled(&delivery.receipt);
+        if scheduled == 0 {
+            tracing::debug!(job = ?delivery.job, "a retried job had been reclaimed by another worker");
+        }
+        Ok(RetryOutcome::Scheduled)
+    }
+
+    async fn depth(&self) -> Result<usize, QueueError> {
+        let inner = &self.inner;
+        let mut conn = inner.conn().await?;
+        let (stream, delayed): (usize, usize) = redis::pipe()
+            .atomic()
+            .cmd("XLEN")
+            .arg(&inner.stream)
+            .cmd("ZCARD")
+            .arg(&inner.delayed)
+            .query_async(&mut conn)
+            .await
+            .map_err(|e| unavailable("cannot measure the queue", e))?;
+        Ok(stream + delayed)
+    }
+
+    async fn dead_letters(&self) -> Result<Vec<Job>, QueueError> {
+        let inner = &self.inner;
+        let mut conn = inner.conn().await?;
+        let entries: redis::streams::StreamRangeReply = redis::cmd("XRANGE")
+            .arg(&inner.dead)
+            .arg("-")
+            .arg("+")
+            .query_async(&mut conn)
+            .await
+            .map_err(|e| unavailable("cannot read dead letters", e))?;
+        Ok(entries
+            .ids
+            .into_iter()
+            .filter_map(|entry| {
+                let text = entry.get::<String>("job").unwrap_or_default();
+                // An unparsable entry was dead-lettered as such; it has no Job to show.
+                Job::from_json(&text).ok()
+            })
+            .collect())
+    }
+}
