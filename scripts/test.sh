@@ -1,7 +1,71 @@
 #!/usr/bin/env bash
-# The test command of the README: runs every test of the workspace (unit tests and the end-to-end HTTP
-# suite, which starts real servers on random ports with their own data directories). Needs nothing but
-# the Rust toolchain.
+# The test command of the README: every test of the workspace, with the end-to-end HTTP suite run twice:
+#   1. against the embedded deployment (SQLite, local directory, in-process queue; servers in the test
+#      process), together with the unit tests and the backends' own tests;
+#   2. against the distributed deployment: PostgreSQL, Redis and an S3 server (s3s-fs), with two API
+#      processes behind a round-robin proxy and a separate worker process per test, plus the cluster tests
+#      (a worker killed mid-job, dead letters, duplicate jobs, a rate limit shared by two nodes).
+#
+# It sets up what those need on a fresh machine: starts the local PostgreSQL and Redis if they are down,
+# installs s3s-fs (`cargo install`, once) and starts it on a free port with its own directory. Every run
+# gets its own database-name prefix, Redis key prefix and buckets, and removes them afterwards. A service
+# that cannot be reached fails the run; nothing is skipped.
+#
+# Arguments are passed to both `cargo test` runs (e.g. a test-name filter).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-exec cargo test --workspace --locked "$@"
+
+run_id=$(date +%s)_$$
+work=$(mktemp -d "${TMPDIR:-/tmp}/shutterbox-test.XXXXXX")
+s3_pid=
+cleanup() {
+  local status=$?
+  [[ -n $s3_pid ]] && kill "$s3_pid" 2>/dev/null || true
+  # Test databases of this run (each test makes its own).
+  if command -v psql >/dev/null; then
+    psql -h 127.0.0.1 -U postgres -d postgres -Atc \
+      "SELECT datname FROM pg_database WHERE datname LIKE 'sbx_${run_id}%'" 2>/dev/null |
+      while read -r db; do psql -h 127.0.0.1 -U postgres -d postgres -qc "DROP DATABASE IF EXISTS \"$db\" WITH (FORCE)" >/dev/null 2>&1 || true; done
+  fi
+  # Redis keys of this run (each test uses its own prefix under the run's).
+  redis-cli -h 127.0.0.1 -p 6379 --scan --pattern "sbx_${run_id}*" 2>/dev/null | xargs -r -n 500 redis-cli -h 127.0.0.1 -p 6379 del >/dev/null 2>&1 || true
+  rm -rf "$work"
+  exit "$status"
+}
+trap cleanup EXIT
+
+echo "== services"
+# PostgreSQL: the machine's cluster, started if it is down.
+if ! pg_isready -q -h 127.0.0.1 -p 5432 2>/dev/null; then
+  if command -v pg_ctlcluster >/dev/null && [[ -d /etc/postgresql ]]; then
+    pg_ctlcluster --skip-systemctl-redirect "$(ls /etc/postgresql | head -1)" main start
+  fi
+  for _ in $(seq 50); do pg_isready -q -h 127.0.0.1 -p 5432 2>/dev/null && break; sleep 0.2; done
+fi
+pg_isready -q -h 127.0.0.1 -p 5432 || { echo "PostgreSQL is not reachable on 127.0.0.1:5432" >&2; exit 1; }
+
+# Redis, started without persistence if it is down.
+if ! redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1; then
+  command -v redis-server >/dev/null && redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no
+  for _ in $(seq 50); do redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1 && break; sleep 0.2; done
+fi
+redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null || { echo "Redis is not reachable on 127.0.0.1:6379" >&2; exit 1; }
+
+# s3s-fs on a free port, over a directory of this run.
+s3_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+mkdir -p "$work/s3"
+endpoint_line=$(scripts/start-s3.sh "$s3_port" "$work/s3" | tail -1)
+s3_pid=$(pgrep -f "s3s-fs .*--port $s3_port" | head -1 || true)
+export "${endpoint_line?}"
+
+export SHUTTERBOX_TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres
+export SHUTTERBOX_TEST_DB_PREFIX=sbx_${run_id}
+export SHUTTERBOX_TEST_REDIS_URL=redis://127.0.0.1:6379
+export SHUTTERBOX_TEST_S3_DATA_DIR=$work/s3
+echo "PostgreSQL, Redis and s3s-fs ($SHUTTERBOX_TEST_S3_ENDPOINT) are up"
+
+echo "== tests: unit, backends, end-to-end against the embedded deployment"
+SHUTTERBOX_TEST_DEPLOYMENT=embedded cargo test --workspace --locked "$@" -- --skip cluster::
+
+echo "== tests: end-to-end against the distributed deployment (PostgreSQL + Redis + S3, 2 API nodes + worker)"
+SHUTTERBOX_TEST_DEPLOYMENT=distributed cargo test --locked --test api "$@"

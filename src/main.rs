@@ -1,10 +1,16 @@
-//! The `shutterbox` binary: `serve` runs the service, `keys create` mints API keys, `openapi` prints the
-//! API document, `migrate` brings the metadata schema up to date.
+//! The `shutterbox` binary: `serve` runs the service, `worker` runs jobs alone (distributed mode), `warm`
+//! warms variants in a batch through the API, `keys create` mints API keys, `openapi` prints the API
+//! document, `migrate` brings the metadata schema up to date.
+
+mod warm;
 
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use shutterbox_api::{Application, BackendConfig, Config, keys, open_metadata};
+use shutterbox_api::{
+    Application, BackendConfig, Config, keys, open_metadata,
+    worker_process::{WorkerConfig, WorkerProcess},
+};
 use shutterbox_model::{AccountName, Scope};
 
 #[global_allocator]
@@ -21,6 +27,10 @@ struct Cli {
 enum Command {
     /// Run the API server (embedded backends under ./data unless configured otherwise).
     Serve(Config),
+    /// Run background jobs only, from the Redis queue (distributed mode).
+    Worker(WorkerConfig),
+    /// Render variants ahead of their first request: a batch of files × transformations, with a progress bar.
+    Warm(warm::WarmArgs),
     /// Manage API keys.
     Keys {
         #[command(subcommand)]
@@ -68,6 +78,8 @@ async fn main() -> ExitCode {
 async fn run(command: Command) -> Result<(), String> {
     match command {
         Command::Serve(config) => serve(config).await,
+        Command::Worker(config) => worker(config).await,
+        Command::Warm(args) => warm::run(args).await,
         Command::Keys { command: KeysCommand::Create { account, scope, backend } } => {
             let account = AccountName::parse(&account).map_err(|e| e.to_string())?;
             let metadata = open_metadata(&backend).await.map_err(|e| e.to_string())?;
@@ -99,6 +111,13 @@ async fn serve(config: Config) -> Result<(), String> {
     }
     tracing::info!(url = %app.public_url(), "shutterbox is serving; API at {}/v1, docs at {}/v1/docs", app.public_url(), app.public_url());
     app.run_until(shutdown_signal()).await.map_err(|e| e.to_string())
+}
+
+async fn worker(config: WorkerConfig) -> Result<(), String> {
+    let concurrency = config.concurrency;
+    let process = WorkerProcess::build(config).await.map_err(|e| e.to_string())?;
+    tracing::info!(concurrency, metrics_port = process.port(), "shutterbox worker is running jobs");
+    process.run_until(shutdown_signal()).await.map_err(|e| e.to_string())
 }
 
 /// Resolves on Ctrl-C or SIGTERM.

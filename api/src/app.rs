@@ -4,21 +4,22 @@
 use std::{io, sync::Arc, time::Duration};
 
 use poem::{EndpointExt, IntoEndpoint, Route, http::HeaderValue};
-use shutterbox_metadata::{MetadataStore, SqlMetadata};
+use shutterbox_metadata::MetadataStore;
 use shutterbox_model::{AccountName, Scope};
 use shutterbox_pipeline::RenderOptions;
-use shutterbox_queue::InProcessQueue;
-use shutterbox_storage::LocalStore;
 use shutterbox_worker::{Renderer, Worker};
 use tokio::{net::TcpListener, sync::watch};
 
 use crate::{
-    config::{BackendConfig, Config},
+    backends::{open_metadata, open_queue, open_store},
+    config::Config,
     error::envelope,
+    invalidation::Invalidations,
     keys::{self, MintedKey},
+    leases::RenderLeases,
     lookup::PathLookup,
     openapi,
-    rate_limit::InProcessLimiter,
+    rate_limit::{InProcessLimiter, RateLimiter, RedisLimiter},
     responses::ResponseCache,
     routes::{delivery, health, storage, thumbnail},
     server,
@@ -36,16 +37,10 @@ pub enum StartError {
     Store(#[from] shutterbox_storage::StoreError),
     #[error("cannot create the data directory {path}: {source}")]
     DataDir { path: String, source: io::Error },
-}
-
-/// Opens the metadata store the configuration names (creating the data directory for SQLite).
-pub async fn open_metadata(backend: &BackendConfig) -> Result<Arc<dyn MetadataStore>, StartError> {
-    if backend.database_url.is_none() {
-        tokio::fs::create_dir_all(&backend.data_dir)
-            .await
-            .map_err(|source| StartError::DataDir { path: backend.data_dir.display().to_string(), source })?;
-    }
-    Ok(Arc::new(SqlMetadata::connect(&backend.database_url()).await?))
+    #[error("cannot use Redis: {0}")]
+    Redis(String),
+    #[error("configuration: {0}")]
+    Config(String),
 }
 
 /// A service that is bound and ready to run.
@@ -55,6 +50,7 @@ pub struct Application {
     public_url: String,
     state: AppState,
     workers: usize,
+    retry_base: Duration,
     bootstrap_key: Option<MintedKey>,
 }
 
@@ -68,7 +64,12 @@ impl Application {
         let base_url = format!("{public_url}/v1");
 
         let metadata = open_metadata(&config.backend).await?;
-        let store = Arc::new(LocalStore::open(&config.backend.data_dir, format!("{public_url}/storage")).await?);
+        let store = open_store(&config.backend, format!("{public_url}/storage")).await?;
+        let queue = open_queue(&config.backend).await?;
+        let limiter: Arc<dyn RateLimiter> = match &queue.redis {
+            Some(redis) => Arc::new(RedisLimiter::new(config.rate_limit, redis.pool.clone(), &redis.prefix)),
+            None => Arc::new(InProcessLimiter::new(config.rate_limit)),
+        };
         let bootstrap_key = bootstrap(metadata.as_ref()).await?;
 
         let settings = Settings {
@@ -90,15 +91,24 @@ impl Application {
             settings: Arc::new(settings),
             metadata,
             store,
-            limiter: Arc::new(InProcessLimiter::new(config.rate_limit)),
-            queue: Arc::new(InProcessQueue::new()),
-            variants: VariantCache::new(config.cache_bytes, renderer),
+            limiter,
+            queue: queue.queue,
+            invalidations: queue.redis.clone().map(Invalidations::new),
+            variants: VariantCache::new(config.cache_bytes, renderer).with_leases(queue.redis.map(RenderLeases::new)),
             paths: PathLookup::default(),
             // A quarter of the variant memory: the hot responses, sharing the variant cache's bytes.
             responses: ResponseCache::new(config.cache_bytes / 4),
             jobs: Arc::default(),
         };
-        Ok(Self { listener, port: local.port(), public_url, state, workers: config.workers, bootstrap_key })
+        Ok(Self {
+            listener,
+            port: local.port(),
+            public_url,
+            state,
+            workers: config.workers,
+            retry_base: Duration::from_millis(config.backend.job_retry_base_ms.max(1)),
+            bootstrap_key,
+        })
     }
 
     pub fn port(&self) -> u16 {
@@ -121,14 +131,23 @@ impl Application {
         let workers = (self.workers > 0).then(|| {
             let worker =
                 Worker::new(self.state.queue.clone(), self.state.store.clone(), self.state.variants.renderer().clone())
-                    .with_stats(self.state.jobs.clone());
-            tokio::spawn(worker.run(self.workers, workers_stopped))
+                    .with_stats(self.state.jobs.clone())
+                    .with_retry_base(self.retry_base);
+            tokio::spawn(worker.run(self.workers, workers_stopped.clone()))
         });
+        let listener = self
+            .state
+            .invalidations
+            .clone()
+            .map(|invalidations| tokio::spawn(invalidations.listen(self.state.clone(), workers_stopped)));
         let app = routes(self.state);
         let served = server::serve(self.listener, app, shutdown, Duration::from_secs(30)).await;
         let _ = stop_workers.send(true);
         if let Some(workers) = workers {
             let _ = workers.await;
+        }
+        if let Some(listener) = listener {
+            let _ = listener.await;
         }
         served
     }

@@ -100,10 +100,14 @@ impl<'a> ApiExtractor<'a> for Caller {
     ) -> poem::Result<Self> {
         let state = req.data::<AppState>().ok_or_else(|| ApiError::internal("application state is not installed"))?;
         let outcome = authenticate(req, state).await;
-        // Requests without a valid key are counted per client address, so guessing keys is rate limited too.
+        // Requests without a valid key are counted per client IP (not per connection: a new connection
+        // per guess must not reset the count), so guessing keys is rate limited too.
         let bucket = match &outcome {
             Ok(Some(key)) => format!("key:{}", key.key_id),
-            _ => format!("addr:{}", req.remote_addr()),
+            _ => match req.remote_addr().as_socket_addr() {
+                Some(addr) => format!("addr:{}", addr.ip()),
+                None => format!("addr:{}", req.remote_addr()),
+            },
         };
         let decision = state.limiter.check(&bucket).await;
         if let Some(slot) = req.extensions().get::<RateLimitSlot>() {

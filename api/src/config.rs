@@ -5,7 +5,9 @@ use std::path::PathBuf;
 
 use crate::rate_limit::RateLimitSpec;
 
-/// Where metadata and objects live.
+/// Where metadata, objects and jobs live. Every backend is embedded unless its setting is given:
+/// `SHUTTERBOX_DATABASE_URL=postgres://…` selects PostgreSQL, `SHUTTERBOX_REDIS_URL` the Redis job queue,
+/// rate limiter and cache invalidation, `SHUTTERBOX_S3_ENDPOINT` an S3-compatible object store.
 #[derive(Debug, Clone, clap::Args)]
 pub struct BackendConfig {
     /// Directory of the embedded backends (SQLite database, objects, signing key).
@@ -15,9 +17,82 @@ pub struct BackendConfig {
     /// Metadata database URL (`sqlite://…` or `postgres://…`); default: SQLite in the data directory.
     #[arg(long, env = "SHUTTERBOX_DATABASE_URL")]
     pub database_url: Option<String>,
+
+    /// Redis URL (`redis://host:port`): jobs go through a Redis Streams queue shared by every process, the
+    /// rate limit is counted across API nodes, and deletions reach every node's caches.
+    #[arg(long, env = "SHUTTERBOX_REDIS_URL")]
+    pub redis_url: Option<String>,
+
+    /// Prefix of every Redis key, so deployments can share one Redis.
+    #[arg(long, env = "SHUTTERBOX_REDIS_PREFIX", default_value = "shutterbox")]
+    pub redis_prefix: String,
+
+    /// A job unacknowledged for this long is taken over from its worker (which is presumed dead).
+    #[arg(long, env = "SHUTTERBOX_JOB_TIMEOUT_SECS", default_value_t = 60)]
+    pub job_timeout_secs: u64,
+
+    /// Delay before a failed job's first retry, in milliseconds; it doubles with each attempt (at most
+    /// one minute), and the fifth failure dead-letters the job.
+    #[arg(long, env = "SHUTTERBOX_JOB_RETRY_BASE_MS", default_value_t = 1000)]
+    pub job_retry_base_ms: u64,
+
+    #[command(flatten)]
+    pub s3: S3Settings,
+}
+
+/// An S3-compatible object store (MinIO, AWS S3, …), used when an endpoint is given.
+#[derive(Clone, Default, clap::Args)]
+pub struct S3Settings {
+    /// S3 endpoint the service talks to, e.g. `http://minio:9000`.
+    #[arg(long = "s3-endpoint", env = "SHUTTERBOX_S3_ENDPOINT")]
+    pub endpoint: Option<String>,
+
+    /// Bucket of every object (created if missing).
+    #[arg(long = "s3-bucket", env = "SHUTTERBOX_S3_BUCKET", default_value = "shutterbox")]
+    pub bucket: String,
+
+    #[arg(long = "s3-access-key", env = "SHUTTERBOX_S3_ACCESS_KEY")]
+    pub access_key: Option<String>,
+
+    #[arg(long = "s3-secret-key", env = "SHUTTERBOX_S3_SECRET_KEY", hide_env_values = true)]
+    pub secret_key: Option<String>,
+
+    #[arg(long = "s3-region", env = "SHUTTERBOX_S3_REGION", default_value = "us-east-1")]
+    pub region: String,
+
+    /// The endpoint as clients reach it, when it differs (upload URLs are signed for this host), e.g.
+    /// `http://localhost:9000` while the service talks to `http://minio:9000`.
+    #[arg(long = "s3-public-endpoint", env = "SHUTTERBOX_S3_PUBLIC_ENDPOINT")]
+    pub public_endpoint: Option<String>,
+}
+
+impl std::fmt::Debug for S3Settings {
+    // The secret key stays out of logs and panics.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("S3Settings")
+            .field("endpoint", &self.endpoint)
+            .field("bucket", &self.bucket)
+            .field("access_key", &self.access_key)
+            .field("region", &self.region)
+            .field("public_endpoint", &self.public_endpoint)
+            .finish_non_exhaustive()
+    }
 }
 
 impl BackendConfig {
+    /// The embedded backends under `data_dir`.
+    pub fn embedded(data_dir: PathBuf) -> Self {
+        Self {
+            data_dir,
+            database_url: None,
+            redis_url: None,
+            redis_prefix: "shutterbox".into(),
+            job_timeout_secs: 60,
+            job_retry_base_ms: 1000,
+            s3: S3Settings { bucket: "shutterbox".into(), region: "us-east-1".into(), ..S3Settings::default() },
+        }
+    }
+
     pub fn database_url(&self) -> String {
         self.database_url
             .clone()
@@ -80,7 +155,7 @@ impl Config {
             listen: "127.0.0.1:8080".into(),
             public_url: None,
             raw_base_url: None,
-            backend: BackendConfig { data_dir, database_url: None },
+            backend: BackendConfig::embedded(data_dir),
             rate_limit: RateLimitSpec::default(),
             max_upload_bytes: 5 * 1024 * 1024 * 1024,
             upload_expiry_secs: 3600,

@@ -86,6 +86,7 @@ impl From<MetadataError> for ApiError {
     fn from(e: MetadataError) -> Self {
         match e {
             MetadataError::Unavailable(_) => Self::unavailable("the metadata database", e),
+            MetadataError::InvalidText => Self::bad_request(e.to_string()),
             other => Self::internal(other),
         }
     }

@@ -4,11 +4,14 @@
 
 pub mod app;
 pub mod auth;
+pub mod backends;
 pub mod body;
 pub mod config;
 pub mod error;
 pub mod file_object;
+pub mod invalidation;
 pub mod keys;
+pub mod leases;
 pub mod lookup;
 pub mod openapi;
 pub mod rate_limit;
@@ -17,7 +20,9 @@ pub mod routes;
 pub mod server;
 pub mod state;
 pub mod variants;
+pub mod worker_process;
 
-pub use app::{Application, StartError, open_metadata};
+pub use app::{Application, StartError};
+pub use backends::open_metadata;
 pub use config::{BackendConfig, Config};
 pub use rate_limit::RateLimitSpec;

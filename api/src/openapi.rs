@@ -3,12 +3,12 @@
 
 use poem_openapi::OpenApiService;
 
-use crate::routes::{files::FilesApi, transform::TransformApi, upload::UploadApi};
+use crate::routes::{files::FilesApi, transform::TransformApi, upload::UploadApi, warm::WarmApi};
 
-pub type Apis = (UploadApi, FilesApi, TransformApi);
+pub type Apis = (UploadApi, FilesApi, TransformApi, WarmApi);
 
 pub fn service() -> OpenApiService<Apis, ()> {
-    OpenApiService::new((UploadApi, FilesApi, TransformApi), "Shutterbox", env!("CARGO_PKG_VERSION"))
+    OpenApiService::new((UploadApi, FilesApi, TransformApi, WarmApi), "Shutterbox", env!("CARGO_PKG_VERSION"))
         .description(
             "File storage and image delivery. Management endpoints take an API key as \
              `Authorization: ApiKey <key>` (or an `ApiKey: <key>` header); public delivery needs none.",

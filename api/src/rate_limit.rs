@@ -40,6 +40,24 @@ impl FromStr for RateLimitSpec {
     }
 }
 
+impl RateLimitSpec {
+    /// Start of the window `now` falls in (windows are aligned to multiples of their length).
+    fn window_start(&self, now: u64) -> u64 {
+        now - now % self.window_secs
+    }
+
+    /// The verdict on a request that makes `used` requests in the window of `now`.
+    fn decide(&self, used: u64, now: u64) -> RateDecision {
+        RateDecision {
+            allowed: used <= self.requests,
+            limit: self.requests,
+            remaining: self.requests.saturating_sub(used),
+            reset_at: self.window_start(now) + self.window_secs,
+            now,
+        }
+    }
+}
+
 impl fmt::Display for RateLimitSpec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}/{}s", self.requests, self.window_secs)
@@ -102,7 +120,7 @@ impl InProcessLimiter {
     }
 
     fn check_at(&self, bucket: &str, now: u64) -> RateDecision {
-        let window_start = now - now % self.spec.window_secs;
+        let window_start = self.spec.window_start(now);
         let mut windows = self.windows.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         if windows.len() > PRUNE_ABOVE {
             windows.retain(|_, (start, _)| *start == window_start);
@@ -112,14 +130,7 @@ impl InProcessLimiter {
             *entry = (window_start, 0);
         }
         entry.1 = entry.1.saturating_add(1);
-        let used = entry.1;
-        RateDecision {
-            allowed: used <= self.spec.requests,
-            limit: self.spec.requests,
-            remaining: self.spec.requests.saturating_sub(used),
-            reset_at: window_start + self.spec.window_secs,
-            now,
-        }
+        self.spec.decide(entry.1, now)
     }
 }
 
@@ -127,6 +138,51 @@ impl InProcessLimiter {
 impl RateLimiter for InProcessLimiter {
     async fn check(&self, bucket: &str) -> RateDecision {
         self.check_at(bucket, unix_now())
+    }
+}
+
+/// Fixed windows counted in Redis, so every API node shares one count per key. A window's counter is
+/// `<prefix>:ratelimit:<bucket>:<window start>`, incremented and given its expiry in one Lua script (atomic:
+/// no request is lost between the increment and the expiry). While Redis cannot be reached, each node
+/// counts on its own instead of refusing or waving through every request.
+pub struct RedisLimiter {
+    spec: RateLimitSpec,
+    pool: deadpool_redis::Pool,
+    prefix: String,
+    script: redis::Script,
+    fallback: InProcessLimiter,
+}
+
+impl RedisLimiter {
+    pub fn new(spec: RateLimitSpec, pool: deadpool_redis::Pool, prefix: &str) -> Self {
+        let script = redis::Script::new(
+            "local n = redis.call('INCR', KEYS[1]) \
+             if n == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end \
+             return n",
+        );
+        Self { spec, pool, prefix: prefix.to_owned(), script, fallback: InProcessLimiter::new(spec) }
+    }
+
+    async fn count(&self, bucket: &str, window_start: u64) -> Result<u64, String> {
+        let mut conn = self.pool.get().await.map_err(|e| e.to_string())?;
+        let key = format!("{}:ratelimit:{bucket}:{window_start}", self.prefix);
+        // One second past the window, so a clock a little behind Redis's still finds its counter.
+        let ttl = self.spec.window_secs + 1;
+        self.script.key(key).arg(ttl).invoke_async::<u64>(&mut *conn).await.map_err(|e| e.to_string())
+    }
+}
+
+#[async_trait]
+impl RateLimiter for RedisLimiter {
+    async fn check(&self, bucket: &str) -> RateDecision {
+        let now = unix_now();
+        match self.count(bucket, self.spec.window_start(now)).await {
+            Ok(used) => self.spec.decide(used, now),
+            Err(e) => {
+                tracing::warn!(error = %e, "rate limiter cannot reach Redis; counting on this node alone");
+                self.fallback.check_at(bucket, now)
+            }
+        }
     }
 }
 

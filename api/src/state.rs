@@ -9,7 +9,10 @@ use shutterbox_queue::{Job, JobQueue};
 use shutterbox_storage::{ObjectKey, ObjectStore};
 use shutterbox_worker::JobStats;
 
-use crate::{lookup::PathLookup, rate_limit::RateLimiter, responses::ResponseCache, variants::VariantCache};
+use crate::{
+    invalidation::Invalidations, lookup::PathLookup, rate_limit::RateLimiter, responses::ResponseCache,
+    variants::VariantCache,
+};
 
 /// Settings resolved at start-up (addresses are final once the listener is bound).
 #[derive(Debug, Clone)]
@@ -32,6 +35,8 @@ pub struct AppState {
     pub store: Arc<dyn ObjectStore>,
     pub limiter: Arc<dyn RateLimiter>,
     pub queue: Arc<dyn JobQueue>,
+    /// Deletions told to the other API nodes (distributed mode).
+    pub invalidations: Option<Invalidations>,
     pub variants: VariantCache,
     /// Public paths already resolved to files.
     pub paths: PathLookup,
@@ -47,6 +52,14 @@ impl AppState {
         self.paths.forget(file_id);
         self.responses.forget(file_id);
         self.variants.forget(file_id);
+    }
+
+    /// A file was deleted: this node forgets it, and so does every other node (distributed mode).
+    pub async fn file_deleted(&self, file_id: &str) {
+        self.forget_file(file_id);
+        if let Some(invalidations) = &self.invalidations {
+            invalidations.publish(file_id).await;
+        }
     }
 
     /// Removes an object that is no longer referenced. When the store refuses now, the removal becomes a

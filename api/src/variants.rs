@@ -3,11 +3,15 @@
 //! worker crate's `Renderer`, which finds a stored variant or renders one from the original. Concurrent
 //! misses for one key resolve once: the cache's `try_get_with` lets one caller load while the others wait
 //! for its result. A fresh render is kept in the store in the background, so the response never waits for
-//! that write and the next process to need the variant reads it instead of rendering it again.
+//! that write and the next process to need the variant reads it instead of rendering it again. In
+//! distributed mode `RenderLeases` extends "render once" across API nodes.
 
-use std::sync::{
-    Arc,
-    atomic::{AtomicU64, Ordering},
+use std::{
+    sync::{
+        Arc,
+        atomic::{AtomicU64, Ordering},
+    },
+    time::{Duration, Instant},
 };
 
 use moka::future::Cache;
@@ -16,7 +20,15 @@ use shutterbox_worker::{Renderer, Variant, VariantError, VariantSpec};
 
 use shutterbox_model::clock::now_ms;
 
-use crate::error::ApiError;
+use crate::{
+    error::ApiError,
+    leases::{LeaseOutcome, RenderLeases},
+};
+
+/// How often a node waiting for another node's render looks for the stored variant.
+const LEASE_POLL: Duration = Duration::from_millis(20);
+/// Longest wait for another node's render before rendering here.
+const LEASE_WAIT: Duration = Duration::from_secs(30);
 
 /// A variant's name in the cache: whose it is and which one.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -51,6 +63,7 @@ pub struct VariantStats {
 pub struct VariantCache {
     cache: Cache<VariantKey, Arc<Variant>>,
     renderer: Renderer,
+    leases: Option<RenderLeases>,
     pub stats: Arc<VariantStats>,
 }
 
@@ -61,7 +74,13 @@ impl VariantCache {
             .weigher(|_key: &VariantKey, variant: &Arc<Variant>| u32::try_from(variant.bytes.len()).unwrap_or(u32::MAX))
             .support_invalidation_closures()
             .build();
-        Self { cache, renderer, stats: Arc::default() }
+        Self { cache, renderer, leases: None, stats: Arc::default() }
+    }
+
+    /// Shares renders with the other API nodes through `leases` (distributed mode).
+    pub fn with_leases(mut self, leases: Option<RenderLeases>) -> Self {
+        self.leases = leases;
+        self
     }
 
     /// The renderer behind the cache (the in-process workers share it).
@@ -78,25 +97,77 @@ impl VariantCache {
             return Ok(hit);
         }
         self.stats.misses.fetch_add(1, Ordering::Relaxed);
-        let result = self.cache.try_get_with(key, self.load(file, spec)).await;
+        let result = self.cache.try_get_with(key.clone(), self.load(&key, file, spec)).await;
         result.map_err(|shared: Arc<ApiError>| (*shared).clone())
     }
 
-    async fn load(&self, file: &FileRecord, spec: VariantSpec) -> Result<Arc<Variant>, ApiError> {
-        if let Some(stored) = self.renderer.stored(file, &spec).await.map_err(variant_error)? {
-            self.stats.stored_hits.fetch_add(1, Ordering::Relaxed);
-            return Ok(Arc::new(stored));
+    async fn load(&self, key: &VariantKey, file: &FileRecord, spec: VariantSpec) -> Result<Arc<Variant>, ApiError> {
+        if let Some(stored) = self.stored(file, &spec).await? {
+            return Ok(stored);
         }
+        let lease = match &self.leases {
+            None => None,
+            Some(leases) => match leases.take(key).await {
+                Ok(LeaseOutcome::Taken(lease)) => Some(lease),
+                Ok(LeaseOutcome::HeldElsewhere) => {
+                    if let Some(stored) = self.rendered_elsewhere(leases, key, file, &spec).await? {
+                        return Ok(stored);
+                    }
+                    None
+                }
+                Err(e) => {
+                    tracing::warn!(error = %e, "render leases unavailable; rendering without one");
+                    None
+                }
+            },
+        };
         self.stats.renders.fetch_add(1, Ordering::Relaxed);
-        let variant = self.renderer.render(file, &spec).await.map_err(variant_error)?;
-        let (renderer, file, kept) = (self.renderer.clone(), file.clone(), variant.clone());
+        let rendered = self.renderer.render(file, &spec).await.map_err(variant_error);
+        let (renderer, leases, file) = (self.renderer.clone(), self.leases.clone(), file.clone());
+        let kept = rendered.as_ref().ok().cloned();
         tokio::spawn(async move {
-            if let Err(e) = renderer.persist(&file, &spec, &kept, now_ms()).await {
+            if let Some(kept) = kept
+                && let Err(e) = renderer.persist(&file, &spec, &kept, now_ms()).await
+            {
                 // The variant is still served from memory and rendered again when needed; nothing is lost.
                 tracing::warn!(error = %e, file = %file.id, "could not keep a rendered variant");
             }
+            // Released once the variant is stored (or the render failed), so waiting nodes find it.
+            if let (Some(leases), Some(lease)) = (leases, lease) {
+                leases.release(lease).await;
+            }
         });
-        Ok(Arc::new(variant))
+        Ok(Arc::new(rendered?))
+    }
+
+    async fn stored(&self, file: &FileRecord, spec: &VariantSpec) -> Result<Option<Arc<Variant>>, ApiError> {
+        let stored = self.renderer.stored(file, spec).await.map_err(variant_error)?;
+        if stored.is_some() {
+            self.stats.stored_hits.fetch_add(1, Ordering::Relaxed);
+        }
+        Ok(stored.map(Arc::new))
+    }
+
+    /// Waits for the node holding the variant's lease to store it; `None` when the lease ends (or the
+    /// wait is too long) without a stored variant.
+    async fn rendered_elsewhere(
+        &self,
+        leases: &RenderLeases,
+        key: &VariantKey,
+        file: &FileRecord,
+        spec: &VariantSpec,
+    ) -> Result<Option<Arc<Variant>>, ApiError> {
+        let deadline = Instant::now() + LEASE_WAIT;
+        loop {
+            tokio::time::sleep(LEASE_POLL).await;
+            if let Some(stored) = self.stored(file, spec).await? {
+                return Ok(Some(stored));
+            }
+            if !matches!(leases.held(key).await, Ok(true)) || Instant::now() > deadline {
+                // The holder may have stored it and released the lease between the two looks.
+                return self.stored(file, spec).await;
+            }
+        }
     }
 
     /// Forgets every variant of a file (on delete).

@@ -8,7 +8,10 @@ mod sql;
 use async_trait::async_trait;
 use shutterbox_model::{AccountName, KeyHash, Scope};
 
-pub use records::{Account, ConfirmOutcome, DeletedFile, FileRecord, KeyRecord, NewFile, PendingUpload, VariantRecord};
+pub use records::{
+    Account, ConfirmOutcome, DeletedFile, FileRecord, KeyRecord, NewFile, PendingUpload, VariantRecord, WarmBatch,
+    WarmItemState, WarmProgress,
+};
 pub use sql::SqlMetadata;
 
 #[derive(Debug, thiserror::Error)]
@@ -23,6 +26,9 @@ pub enum MetadataError {
     Corrupt(String),
     #[error("could not find a free name for {0} after several tries")]
     NameExhausted(String),
+    /// Text the database cannot store (PostgreSQL refuses NUL characters); the caller's input is at fault.
+    #[error("text contains a character that cannot be stored")]
+    InvalidText,
 }
 
 impl From<sqlx::Error> for MetadataError {
@@ -31,6 +37,8 @@ impl From<sqlx::Error> for MetadataError {
             sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed | sqlx::Error::Io(_) | sqlx::Error::Tls(_) => {
                 Self::Unavailable(e.to_string())
             }
+            // 22021: character_not_in_repertoire (a NUL byte in text, on PostgreSQL).
+            sqlx::Error::Database(ref db) if db.code().as_deref() == Some("22021") => Self::InvalidText,
             other => Self::Query(other),
         }
     }
@@ -94,4 +102,16 @@ pub trait MetadataStore: Send + Sync + 'static {
     /// Deletes the file's record and its variant records, and returns both; `None` when the account has no
     /// such file.
     async fn delete_file(&self, account_id: &str, id: &str) -> Result<Option<DeletedFile>>;
+
+    /// Ids of the account's image files (batch warming of a whole account).
+    async fn image_file_ids(&self, account_id: &str) -> Result<Vec<String>>;
+
+    /// Records a warming batch and its items, all queued.
+    async fn create_warm_batch(&self, batch: &WarmBatch) -> Result<()>;
+
+    /// Marks a queued item done or failed; `false` when it had finished already (a repeated delivery).
+    async fn finish_warm_item(&self, batch_id: &str, item: u32, state: WarmItemState, now_ms: i64) -> Result<bool>;
+
+    /// A batch of the account and its progress; `None` for an unknown batch or another account's.
+    async fn warm_progress(&self, account_id: &str, batch_id: &str) -> Result<Option<WarmProgress>>;
 }

@@ -103,3 +103,38 @@ pub struct DeletedFile {
     pub file: FileRecord,
     pub variants: Vec<VariantRecord>,
 }
+
+/// A new warming batch: its items are (file id, transformation query) pairs, numbered by position.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WarmBatch {
+    pub id: String,
+    pub account_id: String,
+    pub items: Vec<(String, String)>,
+    pub created_at_ms: i64,
+}
+
+/// How a warming item ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WarmItemState {
+    Done,
+    Failed,
+}
+
+impl WarmItemState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Done => "done",
+            Self::Failed => "failed",
+        }
+    }
+}
+
+/// A batch's progress: items finished well, items failed, out of the total.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WarmProgress {
+    pub id: String,
+    pub total: u64,
+    pub done: u64,
+    pub failed: u64,
+    pub created_at_ms: i64,
+}

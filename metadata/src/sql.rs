@@ -15,14 +15,18 @@ use uuid::Uuid;
 
 use crate::{
     Account, ConfirmOutcome, DeletedFile, FileRecord, KeyRecord, MetadataError, MetadataStore, NewFile, PendingUpload,
-    Result, VariantRecord,
+    Result, VariantRecord, WarmBatch, WarmItemState, WarmProgress,
 };
 
 /// Migrations are compiled in, so the binary needs no files beside it.
 const MIGRATIONS: &[(i64, &str, &str)] = &[
     (1, "initial", include_str!("../../migrations/0001_initial.sql")),
     (2, "variants", include_str!("../../migrations/0002_variants.sql")),
+    (3, "warm_batches", include_str!("../../migrations/0003_warm_batches.sql")),
 ];
+
+/// Warming items inserted per statement (3 parameters each, well under SQLite's 32,766).
+const WARM_ROWS_PER_INSERT: usize = 500;
 
 /// How many differently-suffixed names confirm tries before giving up on a clash.
 const NAME_ATTEMPTS: usize = 8;
@@ -138,6 +142,12 @@ fn pending_of(row: &AnyRow) -> Result<PendingUpload> {
     })
 }
 
+/// Whether `text` can name a row at all. PostgreSQL refuses text with a NUL character (SQLite stores it), so
+/// a lookup by such text is answered "not found" before it reaches the database, the same on both.
+fn findable(text: &str) -> bool {
+    !text.contains('\0')
+}
+
 fn as_i64(n: u64) -> i64 {
     i64::try_from(n).unwrap_or(i64::MAX)
 }
@@ -235,6 +245,9 @@ impl MetadataStore for SqlMetadata {
     }
 
     async fn pending(&self, id: &str) -> Result<Option<PendingUpload>> {
+        if !findable(id) {
+            return Ok(None);
+        }
         let sql = format!("SELECT {PENDING_COLUMNS} FROM pending_uploads WHERE id = $1");
         let row = sqlx::query(sqlx::AssertSqlSafe(sql)).bind(id).fetch_optional(&self.pool).await?;
         row.as_ref().map(pending_of).transpose()
@@ -328,18 +341,27 @@ impl MetadataStore for SqlMetadata {
     }
 
     async fn file(&self, account_id: &str, id: &str) -> Result<Option<FileRecord>> {
+        if !findable(id) {
+            return Ok(None);
+        }
         let sql = format!("SELECT {FILE_COLUMNS} FROM files WHERE id = $1 AND account_id = $2");
         let row = sqlx::query(sqlx::AssertSqlSafe(sql)).bind(id).bind(account_id).fetch_optional(&self.pool).await?;
         row.as_ref().map(file_of).transpose()
     }
 
     async fn file_by_path(&self, path: &str) -> Result<Option<FileRecord>> {
+        if !findable(path) {
+            return Ok(None);
+        }
         let sql = format!("SELECT {FILE_COLUMNS} FROM files WHERE path = $1");
         let row = sqlx::query(sqlx::AssertSqlSafe(sql)).bind(path).fetch_optional(&self.pool).await?;
         row.as_ref().map(file_of).transpose()
     }
 
     async fn file_by_stem(&self, stem: &str) -> Result<Option<FileRecord>> {
+        if !findable(stem) {
+            return Ok(None);
+        }
         let sql = format!("SELECT {FILE_COLUMNS} FROM files WHERE stem = $1");
         let row = sqlx::query(sqlx::AssertSqlSafe(sql)).bind(stem).fetch_optional(&self.pool).await?;
         row.as_ref().map(file_of).transpose()
@@ -365,12 +387,18 @@ impl MetadataStore for SqlMetadata {
     }
 
     async fn file_by_id(&self, id: &str) -> Result<Option<FileRecord>> {
+        if !findable(id) {
+            return Ok(None);
+        }
         let sql = format!("SELECT {FILE_COLUMNS} FROM files WHERE id = $1");
         let row = sqlx::query(sqlx::AssertSqlSafe(sql)).bind(id).fetch_optional(&self.pool).await?;
         row.as_ref().map(file_of).transpose()
     }
 
     async fn variant(&self, file_id: &str, digest: &str) -> Result<Option<VariantRecord>> {
+        if !findable(file_id) {
+            return Ok(None);
+        }
         let row = sqlx::query(
             "SELECT file_id, digest, object_key, content_type, size FROM variants WHERE file_id = $1 AND digest = $2",
         )
@@ -400,6 +428,9 @@ impl MetadataStore for SqlMetadata {
     }
 
     async fn delete_file(&self, account_id: &str, id: &str) -> Result<Option<DeletedFile>> {
+        if !findable(id) {
+            return Ok(None);
+        }
         let mut tx = self.pool.begin().await?;
         // Writes first (see confirm_pending). The variant rows go before the file row: the foreign key
         // cascades, so deleting the file first would drop them unseen and leave their objects behind. The
@@ -423,5 +454,86 @@ impl MetadataStore for SqlMetadata {
         let file = file_of(&row)?;
         tx.commit().await?;
         Ok(Some(DeletedFile { file, variants }))
+    }
+
+    async fn image_file_ids(&self, account_id: &str) -> Result<Vec<String>> {
+        let rows = sqlx::query("SELECT id FROM files WHERE account_id = $1 AND kind = 'image' ORDER BY id")
+            .bind(account_id)
+            .fetch_all(&self.pool)
+            .await?;
+        rows.iter().map(|row| text(row, "id")).collect()
+    }
+
+    async fn create_warm_batch(&self, batch: &WarmBatch) -> Result<()> {
+        let mut tx = self.pool.begin().await?;
+        sqlx::query("INSERT INTO warm_batches (id, account_id, total, created_at) VALUES ($1, $2, $3, $4)")
+            .bind(&batch.id)
+            .bind(&batch.account_id)
+            .bind(as_i64(batch.items.len() as u64))
+            .bind(batch.created_at_ms)
+            .execute(&mut *tx)
+            .await?;
+        // Many rows per statement: a batch of thousands of items is a few round trips, not thousands.
+        let items: Vec<(usize, &(String, String))> = batch.items.iter().enumerate().collect();
+        for chunk in items.chunks(WARM_ROWS_PER_INSERT) {
+            let rows: Vec<String> = (0..chunk.len())
+                .map(|i| format!("($1, ${}, ${}, ${}, 'queued')", 2 + 3 * i, 3 + 3 * i, 4 + 3 * i))
+                .collect();
+            let sql =
+                format!("INSERT INTO warm_items (batch_id, item, file_id, query, state) VALUES {}", rows.join(", "));
+            let mut insert = sqlx::query(sqlx::AssertSqlSafe(sql)).bind(&batch.id);
+            for (item, (file_id, query)) in chunk {
+                insert = insert.bind(as_i64(*item as u64)).bind(file_id).bind(query);
+            }
+            insert.execute(&mut *tx).await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    async fn finish_warm_item(&self, batch_id: &str, item: u32, state: WarmItemState, now_ms: i64) -> Result<bool> {
+        let changed = sqlx::query(
+            "UPDATE warm_items SET state = $1, finished_at = $2 WHERE batch_id = $3 AND item = $4 AND state = 'queued'",
+        )
+        .bind(state.as_str())
+        .bind(now_ms)
+        .bind(batch_id)
+        .bind(i64::from(item))
+        .execute(&self.pool)
+        .await?
+        .rows_affected();
+        Ok(changed == 1)
+    }
+
+    async fn warm_progress(&self, account_id: &str, batch_id: &str) -> Result<Option<WarmProgress>> {
+        if !findable(batch_id) {
+            return Ok(None);
+        }
+        let batch = sqlx::query("SELECT total, created_at FROM warm_batches WHERE id = $1 AND account_id = $2")
+            .bind(batch_id)
+            .bind(account_id)
+            .fetch_optional(&self.pool)
+            .await?;
+        let Some(batch) = batch else { return Ok(None) };
+        let rows = sqlx::query("SELECT state, COUNT(*) AS n FROM warm_items WHERE batch_id = $1 GROUP BY state")
+            .bind(batch_id)
+            .fetch_all(&self.pool)
+            .await?;
+        let mut progress = WarmProgress {
+            id: batch_id.to_owned(),
+            total: count(&batch, "total")?,
+            done: 0,
+            failed: 0,
+            created_at_ms: batch.try_get("created_at")?,
+        };
+        for row in &rows {
+            let n = count(row, "n")?;
+            match text(row, "state")?.as_str() {
+                "done" => progress.done = n,
+                "failed" => progress.failed = n,
+                _ => {}
+            }
+        }
+        Ok(Some(progress))
     }
 }

@@ -86,7 +86,7 @@ async fn delete_removes_the_record_and_the_bytes() {
     let file = app.upload("gone.png", "image/png", PNG).await;
     let keep = app.upload("kept.png", "image/png", PNG).await;
     let id = file["id"].as_str().unwrap();
-    let object = app.data_dir.join("objects/files").join(id).join("original");
+    let object = app.objects_dir.join("files").join(id).join("original");
     assert!(object.exists(), "original stored at {}", object.display());
 
     let response = app.authed(Method::DELETE, &format!("/files/{id}"), &app.key).send().await.unwrap();

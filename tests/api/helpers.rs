@@ -1,29 +1,82 @@
-//! The test harness: each test spawns the real server on a random port with its own data directory and
-//! talks HTTP to it.
+//! The test harness: each test spawns the real service on random ports with its own data and talks HTTP
+//! to it. Which deployment is chosen by `SHUTTERBOX_TEST_DEPLOYMENT`:
+//! - `embedded` (the default): the server runs in this process on SQLite and a local directory, with its
+//!   in-process queue and workers.
+//! - `distributed`: two API processes (`shutterbox serve --workers 0`) and a worker process
+//!   (`shutterbox worker`) of the real binary, on PostgreSQL (a fresh database per test), Redis (a fresh key
+//!   prefix) and an S3 server (a fresh bucket), behind a round-robin TCP proxy that is their public address
+//!   — each request is a new connection, so consecutive requests alternate between the two nodes. The
+//!   services are named by `SHUTTERBOX_TEST_DATABASE_URL`, `SHUTTERBOX_TEST_REDIS_URL`,
+//!   `SHUTTERBOX_TEST_S3_ENDPOINT` and `SHUTTERBOX_TEST_S3_DATA_DIR` (scripts/test.sh starts and sets them);
+//!   a missing one fails the test.
 
-use std::{path::PathBuf, time::Duration};
+use std::{
+    path::PathBuf,
+    process::{Child, Command, Stdio},
+    sync::atomic::{AtomicUsize, Ordering},
+    time::Duration,
+};
 
 use reqwest::{Client, RequestBuilder, Response, StatusCode};
 use serde_json::{Value, json};
 use shutterbox_api::{Application, Config, open_metadata};
 use shutterbox_model::{AccountName, Scope};
 use tempfile::TempDir;
-use tokio::sync::oneshot;
+use tokio::{net::TcpListener, sync::oneshot, task::JoinHandle};
 
 pub const PNG: &[u8] = include_bytes!("../fixtures/gradient.png");
 
 pub struct TestApp {
-    /// `http://127.0.0.1:<port>`.
+    /// The public address, `http://127.0.0.1:<port>` (the proxy in front of the nodes when distributed).
     pub root: String,
-    /// `http://127.0.0.1:<port>/v1`, the spec's `{base_url}`.
+    /// `<root>/v1`, the spec's `{base_url}`.
     pub base: String,
     /// The secret key of account `default`, created on first start.
     pub key: String,
     pub client: Client,
     pub config: Config,
+    /// Directory of the embedded backends.
     pub data_dir: PathBuf,
+    /// Where the object store keeps objects as files, by key: the local store's `objects/`, or the S3
+    /// server's directory of this test's bucket (s3s-fs stores an object as a file under its key).
+    pub objects_dir: PathBuf,
+    /// Roots of every API node (one when embedded), for per-node figures such as `/metrics`.
+    pub nodes: Vec<String>,
+    /// Root of the worker process's `/metrics` (distributed only).
+    pub worker: Option<String>,
+    /// API node processes, then the worker process (distributed only).
+    processes: Vec<Child>,
+    logs: PathBuf,
+    proxy: Option<JoinHandle<()>>,
     _dir: TempDir,
     _shutdown: oneshot::Sender<()>,
+}
+
+impl Drop for TestApp {
+    fn drop(&mut self) {
+        for child in &mut self.processes {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+        if let Some(proxy) = &self.proxy {
+            proxy.abort();
+        }
+    }
+}
+
+/// Whether the suite runs against the distributed deployment.
+pub fn distributed() -> bool {
+    match std::env::var("SHUTTERBOX_TEST_DEPLOYMENT").as_deref() {
+        Ok("distributed") => true,
+        Ok("embedded") | Err(_) => false,
+        Ok(other) => panic!("SHUTTERBOX_TEST_DEPLOYMENT={other}: expected embedded or distributed"),
+    }
+}
+
+fn required_env(name: &str) -> String {
+    std::env::var(name).unwrap_or_else(|_| {
+        panic!("{name} is not set: the distributed suite needs it (scripts/test.sh starts the services and sets it)")
+    })
 }
 
 impl TestApp {
@@ -36,6 +89,9 @@ impl TestApp {
         let dir = tempfile::tempdir().expect("temp dir");
         let mut config = Config::with_data_dir(dir.path().join("data"));
         config.listen = "127.0.0.1:0".into();
+        if distributed() {
+            return Self::spawn_distributed(dir, config, adjust).await;
+        }
         adjust(&mut config);
         let app = Application::build(config.clone()).await.expect("server starts");
         let key = app.bootstrap_key().expect("first start creates a key").secret.expose().to_owned();
@@ -47,14 +103,134 @@ impl TestApp {
         let client = Client::builder().no_proxy().timeout(Duration::from_secs(30)).build().expect("client");
         Self {
             base: format!("{root}/v1"),
+            nodes: vec![root.clone()],
             root,
             key,
             client,
+            objects_dir: config.backend.data_dir.join("objects"),
             data_dir: config.backend.data_dir.clone(),
             config,
+            worker: None,
+            processes: Vec::new(),
+            logs: dir.path().join("logs"),
+            proxy: None,
             _dir: dir,
             _shutdown: tx,
         }
+    }
+
+    /// Spawns the distributed deployment whatever `SHUTTERBOX_TEST_DEPLOYMENT` says (the cluster tests).
+    pub async fn spawn_cluster(adjust: impl FnOnce(&mut Config)) -> Self {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let mut config = Config::with_data_dir(dir.path().join("data"));
+        config.listen = "127.0.0.1:0".into();
+        Self::spawn_distributed(dir, config, adjust).await
+    }
+
+    async fn spawn_distributed(dir: TempDir, mut config: Config, adjust: impl FnOnce(&mut Config)) -> Self {
+        let test_id = uuid::Uuid::new_v4().simple().to_string();
+        // Names under the run's prefix, so scripts/test.sh can remove what a run leaves behind.
+        let run_prefix = std::env::var("SHUTTERBOX_TEST_DB_PREFIX").unwrap_or_else(|_| "sbx_t".into());
+        let database = format!("{run_prefix}_{}", &test_id[..16]);
+        let admin_url = required_env("SHUTTERBOX_TEST_DATABASE_URL");
+        create_database(&admin_url, &database).await;
+        let (server, _) = admin_url.rsplit_once('/').expect("SHUTTERBOX_TEST_DATABASE_URL ends in /<database>");
+        config.backend.database_url = Some(format!("{server}/{database}"));
+        config.backend.redis_url = Some(required_env("SHUTTERBOX_TEST_REDIS_URL"));
+        config.backend.redis_prefix = format!("{run_prefix}_{test_id}");
+        config.backend.s3.endpoint = Some(required_env("SHUTTERBOX_TEST_S3_ENDPOINT"));
+        config.backend.s3.bucket = format!("t-{test_id}");
+        config.backend.s3.access_key = Some("minioadmin".into());
+        config.backend.s3.secret_key = Some("minioadmin".into());
+        config.workers = 0;
+        adjust(&mut config);
+        let objects_dir = PathBuf::from(required_env("SHUTTERBOX_TEST_S3_DATA_DIR")).join(&config.backend.s3.bucket);
+
+        let proxy_listener = TcpListener::bind("127.0.0.1:0").await.expect("proxy binds");
+        let root = format!("http://{}", proxy_listener.local_addr().expect("proxy address"));
+        config.public_url = Some(root.clone());
+        let logs = dir.path().join("logs");
+        std::fs::create_dir_all(&logs).expect("log dir");
+
+        let mut processes = Vec::new();
+        let mut nodes = Vec::new();
+        let mut key = None;
+        for node in ["api-a", "api-b"] {
+            let port = free_port();
+            let mut command = Command::new(env!("CARGO_BIN_EXE_shutterbox"));
+            command.arg("serve").envs(service_env(&config)).env("SHUTTERBOX_LISTEN", format!("127.0.0.1:{port}"));
+            let child = start(command, &logs, node);
+            let node_root = format!("http://127.0.0.1:{port}");
+            wait_healthy(&node_root, &logs, node).await;
+            if key.is_none() {
+                let stdout = std::fs::read_to_string(logs.join(format!("{node}.stdout"))).unwrap_or_default();
+                key = stdout.lines().find(|l| l.starts_with("sbx_")).map(str::to_owned);
+            }
+            processes.push(child);
+            nodes.push(node_root);
+        }
+        let (worker_child, worker) = start_worker(&config, &logs, "worker").await;
+        processes.push(worker_child);
+
+        let proxy =
+            tokio::spawn(round_robin(proxy_listener, nodes.iter().map(|n| n["http://".len()..].to_owned()).collect()));
+        // No idle connections kept: every request opens a new one, so the proxy alternates the nodes.
+        let client = Client::builder()
+            .no_proxy()
+            .pool_max_idle_per_host(0)
+            .timeout(Duration::from_secs(30))
+            .build()
+            .expect("client");
+        let (tx, _rx) = oneshot::channel::<()>();
+        Self {
+            base: format!("{root}/v1"),
+            root,
+            key: key.expect("the first API node printed the bootstrap key"),
+            client,
+            data_dir: config.backend.data_dir.clone(),
+            objects_dir,
+            config,
+            nodes,
+            worker: Some(worker),
+            processes,
+            logs,
+            proxy: Some(proxy),
+            _dir: dir,
+            _shutdown: tx,
+        }
+    }
+
+    /// Kills the worker process with SIGKILL, as a crash would (distributed only).
+    pub fn kill_worker(&mut self) {
+        assert!(!self.is_embedded(), "only the distributed deployment has a worker process");
+        if let Some(worker) = self.processes.last_mut() {
+            worker.kill().expect("SIGKILL the worker");
+            worker.wait().expect("the worker exits");
+        }
+    }
+
+    /// Starts another worker process and makes it the one `job_metric` reads (distributed only).
+    pub async fn start_worker(&mut self, name: &str) {
+        let (child, root) = start_worker(&self.config, &self.logs, name).await;
+        self.processes.push(child);
+        self.worker = Some(root);
+    }
+
+    /// A connection to this test's Redis (distributed only).
+    pub async fn redis(&self) -> redis::aio::MultiplexedConnection {
+        let url = self.config.backend.redis_url.as_deref().expect("distributed deployment");
+        let client = redis::Client::open(url).expect("Redis URL");
+        client.get_multiplexed_async_connection().await.expect("Redis answers")
+    }
+
+    /// A key of this test's Redis namespace.
+    pub fn redis_key(&self, suffix: &str) -> String {
+        format!("{}:{suffix}", self.config.backend.redis_prefix)
+    }
+
+    /// Whether this test runs against the embedded deployment (some tests look at the local store's files).
+    pub fn is_embedded(&self) -> bool {
+        self.worker.is_none()
     }
 
     /// Mints a key for `account` (created if needed) with `scope`, as `shutterbox keys create` does.
@@ -119,18 +295,34 @@ impl TestApp {
         (status, content_type, response.bytes().await.unwrap().to_vec())
     }
 
+    /// The value of a counter on `/metrics`, summed over every API node (`name` includes any labels).
     pub async fn metric(&self, name: &str) -> u64 {
-        let text =
-            self.client.get(format!("{}/metrics", self.root)).send().await.expect("metrics").text().await.unwrap();
+        let mut sum = 0;
+        for node in &self.nodes {
+            sum += self.metric_of(node, name).await;
+        }
+        sum
+    }
+
+    async fn metric_of(&self, root: &str, name: &str) -> u64 {
+        let text = self.client.get(format!("{root}/metrics")).send().await.expect("metrics").text().await.unwrap();
         text.lines()
             .find_map(|line| line.strip_prefix(name)?.strip_prefix(' ')?.trim().parse().ok())
             .unwrap_or_else(|| panic!("{name} missing in {text}"))
     }
 
-    /// Waits until this process has completed `count` jobs in all (10 s at most).
+    /// A counter of the processes that run jobs: the worker process, or the node itself when embedded.
+    pub async fn job_metric(&self, name: &str) -> u64 {
+        match &self.worker {
+            Some(worker) => self.metric_of(worker, name).await,
+            None => self.metric(name).await,
+        }
+    }
+
+    /// Waits until the job runners have completed `count` jobs in all (10 s at most).
     pub async fn wait_for_jobs(&self, count: u64) {
         for _ in 0..200 {
-            if self.metric("shutterbox_jobs_total{outcome=\"done\"}").await >= count {
+            if self.job_metric("shutterbox_jobs_total{outcome=\"done\"}").await >= count {
                 return;
             }
             tokio::time::sleep(Duration::from_millis(50)).await;
@@ -159,4 +351,110 @@ pub async fn assert_error(response: Response, expected: StatusCode) -> String {
     let message = body["message"].as_str().unwrap_or_else(|| panic!("no message: {text}")).to_owned();
     assert!(!message.is_empty(), "{text}");
     message
+}
+
+/// Starts `shutterbox worker` and waits until it answers; returns it and the root of its `/metrics`.
+async fn start_worker(config: &Config, logs: &std::path::Path, name: &str) -> (Child, String) {
+    let port = free_port();
+    let mut command = Command::new(env!("CARGO_BIN_EXE_shutterbox"));
+    command
+        .args(["worker", "--concurrency", "2"])
+        .envs(service_env(config))
+        .env("SHUTTERBOX_WORKER_LISTEN", format!("127.0.0.1:{port}"));
+    let child = start(command, logs, name);
+    let root = format!("http://127.0.0.1:{port}");
+    wait_healthy(&root, logs, name).await;
+    (child, root)
+}
+
+/// A port free a moment ago (the child process binds it).
+fn free_port() -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a free port");
+    listener.local_addr().expect("address").port()
+}
+
+/// The configuration as the environment of a child process.
+fn service_env(config: &Config) -> Vec<(&'static str, String)> {
+    let b = &config.backend;
+    let mut env = vec![
+        ("SHUTTERBOX_DATA_DIR", b.data_dir.display().to_string()),
+        ("SHUTTERBOX_RATE_LIMIT", config.rate_limit.to_string()),
+        ("SHUTTERBOX_MAX_UPLOAD_BYTES", config.max_upload_bytes.to_string()),
+        ("SHUTTERBOX_UPLOAD_EXPIRY_SECS", config.upload_expiry_secs.to_string()),
+        ("SHUTTERBOX_CACHE_MAX_AGE", config.cache_max_age_secs.to_string()),
+        ("SHUTTERBOX_CACHE_BYTES", config.cache_bytes.to_string()),
+        ("SHUTTERBOX_MAX_SOURCE_PIXELS", config.max_source_pixels.to_string()),
+        ("SHUTTERBOX_WORKERS", config.workers.to_string()),
+        ("SHUTTERBOX_REDIS_PREFIX", b.redis_prefix.clone()),
+        ("SHUTTERBOX_JOB_TIMEOUT_SECS", b.job_timeout_secs.to_string()),
+        ("SHUTTERBOX_JOB_RETRY_BASE_MS", b.job_retry_base_ms.to_string()),
+        ("SHUTTERBOX_S3_BUCKET", b.s3.bucket.clone()),
+        ("SHUTTERBOX_S3_REGION", b.s3.region.clone()),
+        ("SHUTTERBOX_LOG", "info".into()),
+        ("NO_COLOR", "1".into()),
+    ];
+    let optional = [
+        ("SHUTTERBOX_PUBLIC_URL", &config.public_url),
+        ("SHUTTERBOX_RAW_BASE_URL", &config.raw_base_url),
+        ("SHUTTERBOX_DATABASE_URL", &b.database_url),
+        ("SHUTTERBOX_REDIS_URL", &b.redis_url),
+        ("SHUTTERBOX_S3_ENDPOINT", &b.s3.endpoint),
+        ("SHUTTERBOX_S3_ACCESS_KEY", &b.s3.access_key),
+        ("SHUTTERBOX_S3_SECRET_KEY", &b.s3.secret_key),
+        ("SHUTTERBOX_S3_PUBLIC_ENDPOINT", &b.s3.public_endpoint),
+    ];
+    env.extend(optional.into_iter().filter_map(|(name, value)| Some((name, value.clone()?))));
+    env
+}
+
+/// Starts a child process with its output in `<logs>/<name>.stdout|stderr`.
+pub fn start(mut command: Command, logs: &std::path::Path, name: &str) -> Child {
+    let file = |ext: &str| std::fs::File::create(logs.join(format!("{name}.{ext}"))).expect("log file");
+    // The variables of the developer's shell must not leak into the child's configuration.
+    for (var, _) in
+        std::env::vars().filter(|(var, _)| var.starts_with("SHUTTERBOX_") && !var.starts_with("SHUTTERBOX_TEST"))
+    {
+        command.env_remove(var);
+    }
+    command.stdin(Stdio::null()).stdout(file("stdout")).stderr(file("stderr"));
+    command.spawn().unwrap_or_else(|e| panic!("cannot start {name}: {e}"))
+}
+
+/// Waits (10 s at most) until `<root>/healthz` answers; fails with the process's log.
+pub async fn wait_healthy(root: &str, logs: &std::path::Path, name: &str) {
+    let client = Client::builder().no_proxy().timeout(Duration::from_secs(1)).build().expect("client");
+    for _ in 0..200 {
+        if let Ok(response) = client.get(format!("{root}/healthz")).send().await
+            && response.status().is_success()
+        {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let log = std::fs::read_to_string(logs.join(format!("{name}.stderr"))).unwrap_or_default();
+    panic!("{name} did not become healthy at {root} within 10 s:\n{log}");
+}
+
+/// A fresh database on the server of `admin_url`.
+async fn create_database(admin_url: &str, name: &str) {
+    use sqlx::{Connection, Executor};
+    let mut conn = sqlx::PgConnection::connect(admin_url)
+        .await
+        .unwrap_or_else(|e| panic!("cannot reach PostgreSQL at SHUTTERBOX_TEST_DATABASE_URL={admin_url}: {e}"));
+    conn.execute(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}"))).await.expect("CREATE DATABASE");
+}
+
+/// Forwards each accepted connection to the next of `backends` in turn.
+async fn round_robin(listener: TcpListener, backends: Vec<String>) {
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    while let Ok((mut inbound, _)) = listener.accept().await {
+        let backend = backends[NEXT.fetch_add(1, Ordering::Relaxed) % backends.len()].clone();
+        tokio::spawn(async move {
+            let _ = inbound.set_nodelay(true);
+            if let Ok(mut outbound) = tokio::net::TcpStream::connect(&backend).await {
+                let _ = outbound.set_nodelay(true);
+                let _ = tokio::io::copy_bidirectional(&mut inbound, &mut outbound).await;
+            }
+        });
+    }
 }

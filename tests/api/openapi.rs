@@ -61,7 +61,7 @@ fn every_operation_is_ready_for_generators() {
             }
         }
     }
-    assert_eq!(operation_ids.len(), 6);
+    assert_eq!(operation_ids.len(), 8);
     let file = &spec["components"]["schemas"]["File"];
     assert_eq!(file["properties"]["folderId"]["nullable"], true);
     assert_eq!(

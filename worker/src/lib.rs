@@ -6,17 +6,18 @@
 pub mod variants;
 
 use std::{
+    collections::HashMap,
     sync::{
-        Arc,
+        Arc, Mutex,
         atomic::{AtomicU64, Ordering},
     },
     time::Duration,
 };
 
-use shutterbox_metadata::MetadataError;
+use shutterbox_metadata::{MetadataError, WarmItemState};
 use shutterbox_model::clock::now_ms;
 use shutterbox_pipeline::{Target, Transform};
-use shutterbox_queue::{Delivery, Job, JobQueue};
+use shutterbox_queue::{Delivery, Job, JobQueue, RetryOutcome};
 use shutterbox_storage::{ObjectKey, ObjectStore, StoreError};
 use tokio::{sync::watch, task::JoinSet};
 pub use variants::{Renderer, Variant, VariantError, VariantSpec};
@@ -60,6 +61,8 @@ pub struct JobStats {
     pub retried: AtomicU64,
     /// Jobs dropped because they cannot succeed.
     pub dropped: AtomicU64,
+    /// Variants rendered by jobs (a job finding its variant kept already renders nothing).
+    pub renders: AtomicU64,
 }
 
 #[derive(Clone)]
@@ -69,11 +72,51 @@ pub struct Worker {
     renderer: Renderer,
     retry_base: Duration,
     stats: Arc<JobStats>,
+    in_flight: InFlight,
+}
+
+/// Variants being rendered by this process's job loops. A job for a variant another loop is rendering
+/// waits for it and then finds the variant kept, so a job delivered twice at once (the queue is
+/// at-least-once) renders once.
+#[derive(Clone, Default)]
+struct InFlight(Arc<Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>>);
+
+impl InFlight {
+    async fn hold(&self, key: String) -> InFlightGuard {
+        let lock = self.0.lock().unwrap_or_else(|p| p.into_inner()).entry(key.clone()).or_default().clone();
+        let guard = lock.clone().lock_owned().await;
+        InFlightGuard { map: self.clone(), key, lock, _guard: guard }
+    }
+}
+
+struct InFlightGuard {
+    map: InFlight,
+    key: String,
+    lock: Arc<tokio::sync::Mutex<()>>,
+    _guard: tokio::sync::OwnedMutexGuard<()>,
+}
+
+impl Drop for InFlightGuard {
+    fn drop(&mut self) {
+        let mut map = self.map.0.lock().unwrap_or_else(|p| p.into_inner());
+        // Three references are the map's, ours and our guard's; more mean another job waits for this variant
+        // and keeps the entry.
+        if Arc::strong_count(&self.lock) <= 3 {
+            map.remove(&self.key);
+        }
+    }
 }
 
 impl Worker {
     pub fn new(queue: Arc<dyn JobQueue>, store: Arc<dyn ObjectStore>, renderer: Renderer) -> Self {
-        Self { queue, store, renderer, retry_base: Duration::from_secs(1), stats: Arc::default() }
+        Self {
+            queue,
+            store,
+            renderer,
+            retry_base: Duration::from_secs(1),
+            stats: Arc::default(),
+            in_flight: InFlight::default(),
+        }
     }
 
     /// Counts outcomes into `stats` (shared with whoever reports them).
@@ -96,12 +139,16 @@ impl Worker {
                 self.store.delete(&key).await?;
                 Ok(())
             }
-            Job::RenderVariant { file_id, query, target } => {
+            Job::RenderVariant { file_id, query, target, .. } => {
                 let transform = Transform::from_query(query).map_err(|e| JobError::BadVariant(e.to_string()))?;
                 let target = Target::parse(target).ok_or_else(|| JobError::BadVariant(format!("target '{target}'")))?;
                 // A file deleted since the job was queued needs nothing.
                 let Some(file) = self.renderer.metadata().file_by_id(file_id).await? else { return Ok(()) };
-                self.renderer.ensure(&file, &VariantSpec { transform, target }, now_ms()).await?;
+                let spec = VariantSpec { transform, target };
+                let _held = self.in_flight.hold(format!("{file_id}/{}", spec.digest())).await;
+                if self.renderer.ensure(&file, &spec, now_ms()).await? {
+                    self.stats.renders.fetch_add(1, Ordering::Relaxed);
+                }
                 Ok(())
             }
         }
@@ -109,25 +156,39 @@ impl Worker {
 
     async fn handle(&self, delivery: Delivery) {
         let outcome = self.execute(&delivery.job).await;
-        let result = match outcome {
+        let warm = match &delivery.job {
+            Job::RenderVariant { warm: Some(item), .. } => Some(item.clone()),
+            _ => None,
+        };
+        let (result, finished) = match outcome {
             Ok(()) => {
                 self.stats.done.fetch_add(1, Ordering::Relaxed);
-                self.queue.ack(&delivery).await
+                (self.queue.ack(&delivery).await, Some(WarmItemState::Done))
             }
             Err(e) if e.is_transient() => {
                 self.stats.retried.fetch_add(1, Ordering::Relaxed);
                 tracing::warn!(error = %e, job = ?delivery.job, attempt = delivery.attempt, "job failed; will retry");
                 let delay = backoff(delivery.attempt, self.retry_base);
-                self.queue.retry(delivery, delay).await.map(drop)
+                match self.queue.retry(delivery, delay).await {
+                    Ok(RetryOutcome::DeadLettered) => (Ok(()), Some(WarmItemState::Failed)),
+                    Ok(RetryOutcome::Scheduled) => (Ok(()), None),
+                    Err(e) => (Err(e), None),
+                }
             }
             Err(e) => {
                 self.stats.dropped.fetch_add(1, Ordering::Relaxed);
                 tracing::error!(error = %e, job = ?delivery.job, "job cannot succeed; dropping it");
-                self.queue.ack(&delivery).await
+                (self.queue.ack(&delivery).await, Some(WarmItemState::Failed))
             }
         };
         if let Err(e) = result {
             tracing::warn!(error = %e, "could not report a job's outcome to the queue");
+        }
+        if let (Some(item), Some(state)) = (warm, finished) {
+            let metadata = self.renderer.metadata();
+            if let Err(e) = metadata.finish_warm_item(&item.batch_id, item.item, state, now_ms()).await {
+                tracing::warn!(error = %e, batch = %item.batch_id, item = item.item, "could not record a warming item's outcome");
+            }
         }
     }
 
@@ -261,9 +322,10 @@ mod tests {
     async fn a_render_job_for_a_deleted_file_is_done_at_once() {
         let (dir, queue, store, _key) = setup(0).await;
         let worker = worker(&dir, queue.clone(), store).await;
-        let job = Job::RenderVariant { file_id: "gone".into(), query: "w=10".into(), target: "webp".into() };
+        let job =
+            Job::RenderVariant { file_id: "gone".into(), query: "w=10".into(), target: "webp".into(), warm: None };
         worker.execute(&job).await.unwrap();
-        let bad = Job::RenderVariant { file_id: "gone".into(), query: "w=0".into(), target: "webp".into() };
+        let bad = Job::RenderVariant { file_id: "gone".into(), query: "w=0".into(), target: "webp".into(), warm: None };
         assert!(matches!(worker.execute(&bad).await, Err(JobError::BadVariant(_))));
     }
 

@@ -122,12 +122,14 @@ impl Renderer {
         Ok(())
     }
 
-    /// Renders and keeps a variant unless it is kept already (the `RenderVariant` job).
-    pub async fn ensure(&self, file: &FileRecord, spec: &VariantSpec, now_ms: i64) -> Result<(), VariantError> {
+    /// Renders and keeps a variant unless it is kept already (the `RenderVariant` job). Returns whether it
+    /// rendered.
+    pub async fn ensure(&self, file: &FileRecord, spec: &VariantSpec, now_ms: i64) -> Result<bool, VariantError> {
         if self.metadata.variant(&file.id, &spec.digest()).await?.is_some() {
-            return Ok(());
+            return Ok(false);
         }
         let variant = self.render(file, spec).await?;
-        self.persist(file, spec, &variant, now_ms).await
+        self.persist(file, spec, &variant, now_ms).await?;
+        Ok(true)
     }
 }

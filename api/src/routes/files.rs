@@ -103,7 +103,7 @@ impl FilesApi {
             .delete_file(&caller.account_id, &id)
             .await?
             .ok_or_else(|| ApiError::not_found("no file with this id"))?;
-        state.forget_file(&deleted.file.id);
+        state.file_deleted(&deleted.file.id).await;
         // The records are gone, so the file is already unreachable; the bytes go now or by a retried job.
         let keys = std::iter::once(&deleted.file.object_key).chain(deleted.variants.iter().map(|v| &v.object_key));
         for key in keys {

@@ -4,6 +4,9 @@
 use poem::{handler, http::StatusCode, web::Data, web::Json};
 use serde_json::{Value, json};
 
+use shutterbox_queue::JobQueue;
+use shutterbox_worker::JobStats;
+
 use crate::state::AppState;
 
 #[handler]
@@ -13,18 +16,19 @@ pub async fn live() -> Json<Value> {
 
 #[handler]
 pub async fn ready(state: Data<&AppState>) -> (StatusCode, Json<Value>) {
-    let (database, store) = tokio::join!(state.metadata.ping(), state.store.check());
+    let (database, store, queue) = tokio::join!(state.metadata.ping(), state.store.check(), state.queue.depth());
     let verdict = |r: &Result<(), String>| match r {
         Ok(()) => json!("ok"),
         Err(e) => json!(e),
     };
     let database = database.map_err(|e| e.to_string());
     let store = store.map_err(|e| e.to_string());
-    let ready = database.is_ok() && store.is_ok();
+    let queue = queue.map(drop).map_err(|e| e.to_string());
+    let ready = database.is_ok() && store.is_ok() && queue.is_ok();
     let body = json!({
         "message": if ready { "ready" } else { "a backend is unavailable" },
         "ready": ready,
-        "checks": { "database": verdict(&database), "store": verdict(&store) },
+        "checks": { "database": verdict(&database), "store": verdict(&store), "queue": verdict(&queue) },
     });
     let status = if ready { StatusCode::OK } else { StatusCode::SERVICE_UNAVAILABLE };
     (status, Json(body))
@@ -56,7 +60,14 @@ pub async fn metrics(state: Data<&AppState>) -> poem::Response {
     ] {
         let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} counter\n{name} {value}");
     }
-    let jobs = &state.jobs;
+    job_metrics(&mut out, &state.jobs, state.queue.as_ref()).await;
+    poem::Response::builder().content_type("text/plain; version=0.0.4").body(out)
+}
+
+/// The job counters of this process and the queue's depth, in the Prometheus text format (shared with the
+/// worker process's `/metrics`).
+pub async fn job_metrics(out: &mut String, jobs: &JobStats, queue: &dyn JobQueue) {
+    use std::{fmt::Write, sync::atomic::Ordering};
     let _ = writeln!(
         out,
         "# HELP shutterbox_jobs_total Jobs run by this process, by outcome.\n# TYPE shutterbox_jobs_total counter"
@@ -64,10 +75,15 @@ pub async fn metrics(state: Data<&AppState>) -> poem::Response {
     for (outcome, value) in [("done", &jobs.done), ("retried", &jobs.retried), ("dropped", &jobs.dropped)] {
         let _ = writeln!(out, "shutterbox_jobs_total{{outcome=\"{outcome}\"}} {}", value.load(Ordering::Relaxed));
     }
-    let depth = state.queue.depth().await.unwrap_or(0);
+    let _ = writeln!(
+        out,
+        "# HELP shutterbox_job_renders_total Variants rendered by jobs in this process.\n\
+         # TYPE shutterbox_job_renders_total counter\nshutterbox_job_renders_total {}",
+        jobs.renders.load(Ordering::Relaxed)
+    );
+    let depth = queue.depth().await.unwrap_or(0);
     let _ = writeln!(
         out,
         "# HELP shutterbox_queue_depth Jobs waiting.\n# TYPE shutterbox_queue_depth gauge\nshutterbox_queue_depth {depth}"
     );
-    poem::Response::builder().content_type("text/plain; version=0.0.4").body(out)
 }

@@ -8,6 +8,7 @@ pub mod storage;
 pub mod thumbnail;
 pub mod transform;
 pub mod upload;
+pub mod warm;
 
 use poem_openapi::Tags;
 
@@ -17,4 +18,6 @@ pub enum ApiTags {
     Upload,
     /// Listing, reading and deleting files.
     Files,
+    /// Rendering variants ahead of their first request, in batches.
+    Warming,
 }

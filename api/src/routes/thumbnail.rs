@@ -48,6 +48,7 @@ pub async fn enqueue(state: &AppState, file: &FileRecord) {
         file_id: file.id.clone(),
         query: PRESET_QUERY.to_owned(),
         target: Target::Format(PRESET_FORMAT).as_str().to_owned(),
+        warm: None,
     };
     if let Err(e) = state.queue.enqueue(job).await {
         tracing::warn!(error = %e, file = %file.id, "could not queue a thumbnail; it will be rendered on request");

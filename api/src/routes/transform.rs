@@ -108,6 +108,7 @@ async fn enqueue_variant(state: &AppState, file: &FileRecord, transform: &Transf
         file_id: file.id.clone(),
         query: query.to_owned(),
         target: target_of(transform.format, None).as_str().to_owned(),
+        warm: None,
     };
     if let Err(e) = state.queue.enqueue(job).await {
         tracing::warn!(error = %e, file = %file.id, "could not queue a variant; it will be rendered on request");

@@ -1,0 +1,223 @@
+//! Batch warming: `POST /v1/warm` renders chosen transformations of chosen image files (or of all the
+//! account's images) ahead of their first request, one `RenderVariant` job per (file, transformation)
+//! item; `GET /v1/warm/{batchId}` reads how many items are done and how many failed. Transformations are
+//! delivery query strings, validated by the same parser as delivery, so a batch warms exactly the
+//! variants those URLs will ask for.
+
+use poem::web::Data;
+use poem_openapi::{ApiResponse, Object, OpenApi, param::Path, payload::Json};
+use serde::Deserialize;
+use shutterbox_metadata::{FileRecord, WarmBatch, WarmItemState, WarmProgress};
+use shutterbox_model::{Operation, clock::now_ms};
+use shutterbox_pipeline::Transform;
+use shutterbox_queue::{Job, WarmItem};
+use uuid::Uuid;
+
+use super::ApiTags;
+use crate::{
+    auth::Caller,
+    body::JsonBody,
+    error::ApiError,
+    routes::delivery::{served_unconverted, target_of},
+    state::AppState,
+};
+
+/// Most transformations one batch may name.
+const MAX_TRANSFORMATIONS: usize = 50;
+/// Most items (files × transformations) one batch may hold.
+const MAX_ITEMS: usize = 100_000;
+
+/// What to warm.
+#[derive(Debug, Object, Deserialize)]
+#[oai(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct WarmRequest {
+    /// Ids of image files of the account. Omitted: every image file of the account.
+    pub file_ids: Option<Vec<String>>,
+    /// Transformations as delivery query strings, e.g. `w=320` or `w=640&format=webp`; 1 to 50.
+    pub transformations: Vec<String>,
+}
+
+/// A warming batch and its progress. `done + failed` reaches `total` when every item has finished.
+#[derive(Debug, Object)]
+#[oai(rename_all = "camelCase")]
+pub struct WarmBatchStatus {
+    pub batch_id: String,
+    /// Items in the batch: files × transformations.
+    pub total: u64,
+    /// Items rendered (or already kept, or needing no render).
+    pub done: u64,
+    /// Items that could not be rendered (an undecodable image, a crop outside it, repeated failures).
+    pub failed: u64,
+    /// Items still waiting or being rendered.
+    pub pending: u64,
+    /// Whether every item has finished.
+    pub complete: bool,
+}
+
+impl From<WarmProgress> for WarmBatchStatus {
+    fn from(p: WarmProgress) -> Self {
+        let finished = p.done + p.failed;
+        Self {
+            batch_id: p.id,
+            total: p.total,
+            done: p.done,
+            failed: p.failed,
+            pending: p.total.saturating_sub(finished),
+            complete: finished >= p.total,
+        }
+    }
+}
+
+#[derive(ApiResponse)]
+pub enum WarmCreated {
+    /// The batch is queued; read its progress at `/warm/{batchId}`.
+    #[oai(status = 202)]
+    Accepted(Json<WarmBatchStatus>),
+}
+
+/// One validated transformation: its query as given and its parsed form.
+struct Planned {
+    query: String,
+    transform: Transform,
+}
+
+fn plan(transformations: &[String]) -> Result<Vec<Planned>, ApiError> {
+    if transformations.is_empty() || transformations.len() > MAX_TRANSFORMATIONS {
+        return Err(ApiError::bad_request(format!(
+            "transformations must list 1 to {MAX_TRANSFORMATIONS} delivery query strings"
+        )));
+    }
+    transformations
+        .iter()
+        .map(|query| {
+            let query = query.trim_start_matches('?').to_owned();
+            if query.chars().any(char::is_control) {
+                return Err(ApiError::bad_request("transformations cannot contain control characters"));
+            }
+            let transform = Transform::from_query(&query)
+                .map_err(|e| ApiError::bad_request(format!("transformation '{query}': {e}")))?;
+            if transform.is_identity() {
+                return Err(ApiError::bad_request(format!("transformation '{query}' changes nothing")));
+            }
+            Ok(Planned { query, transform })
+        })
+        .collect()
+}
+
+async fn files_to_warm(
+    state: &AppState,
+    caller: &Caller,
+    ids: Option<Vec<String>>,
+) -> Result<Vec<FileRecord>, ApiError> {
+    let ids = match ids {
+        Some(ids) => ids,
+        None => state.metadata.image_file_ids(&caller.account_id).await?,
+    };
+    let mut files = Vec::with_capacity(ids.len());
+    for id in ids {
+        let file = state
+            .metadata
+            .file(&caller.account_id, &id)
+            .await?
+            .ok_or_else(|| ApiError::not_found(format!("no file with id '{id}'")))?;
+        if file.kind != "image" {
+            return Err(ApiError::bad_request(format!("file '{id}' is not an image")));
+        }
+        if !files.iter().any(|f: &FileRecord| f.id == file.id) {
+            files.push(file);
+        }
+    }
+    Ok(files)
+}
+
+pub struct WarmApi;
+
+#[OpenApi(tag = "ApiTags::Warming")]
+impl WarmApi {
+    /// Warm variants in a batch
+    ///
+    /// Queues the rendering of every listed transformation of every listed image file (all the account's
+    /// image files when `fileIds` is omitted), so their first requests are served from the store. Answers
+    /// at once with the batch's id; its progress is at `GET /warm/{batchId}`. Needs a secret key.
+    #[oai(path = "/warm", method = "post", operation_id = "createWarmBatch")]
+    async fn create(
+        &self,
+        caller: Caller,
+        state: Data<&AppState>,
+        body: JsonBody<WarmRequest>,
+    ) -> Result<WarmCreated, ApiError> {
+        caller.require(Operation::Warm)?;
+        let request = body.0;
+        let planned = plan(&request.transformations)?;
+        let files = files_to_warm(&state, &caller, request.file_ids).await?;
+        if files.len().saturating_mul(planned.len()) > MAX_ITEMS {
+            return Err(ApiError::bad_request(format!(
+                "a batch holds at most {MAX_ITEMS} items (files × transformations); split it"
+            )));
+        }
+
+        let items: Vec<(&FileRecord, &Planned)> =
+            files.iter().flat_map(|file| planned.iter().map(move |p| (file, p))).collect();
+        let batch = WarmBatch {
+            id: Uuid::now_v7().to_string(),
+            account_id: caller.account_id.clone(),
+            items: items.iter().map(|(file, p)| (file.id.clone(), p.query.clone())).collect(),
+            created_at_ms: now_ms(),
+        };
+        state.metadata.create_warm_batch(&batch).await?;
+
+        for (n, (file, p)) in items.iter().enumerate() {
+            let item = u32::try_from(n).map_err(ApiError::internal)?;
+            // Served as stored (SVG and BMP sources, format=bmp): nothing to render, the item is done.
+            if served_unconverted(file, &p.transform) {
+                state.metadata.finish_warm_item(&batch.id, item, WarmItemState::Done, now_ms()).await?;
+                continue;
+            }
+            let job = Job::RenderVariant {
+                file_id: file.id.clone(),
+                query: p.query.clone(),
+                target: target_of(p.transform.format, None).as_str().to_owned(),
+                warm: Some(WarmItem { batch_id: batch.id.clone(), item }),
+            };
+            if let Err(e) = state.queue.enqueue(job).await {
+                // The items not queued can never finish: count them failed, so the batch still completes
+                // and its reader learns that something went wrong. Nothing queued at all is a 503.
+                tracing::warn!(error = %e, batch = %batch.id, "could not queue a warming item; failing the rest");
+                for rest in n..items.len() {
+                    let rest = u32::try_from(rest).map_err(ApiError::internal)?;
+                    state.metadata.finish_warm_item(&batch.id, rest, WarmItemState::Failed, now_ms()).await?;
+                }
+                if n == 0 {
+                    return Err(ApiError::unavailable("the job queue", e));
+                }
+                break;
+            }
+        }
+        let progress = state
+            .metadata
+            .warm_progress(&caller.account_id, &batch.id)
+            .await?
+            .ok_or_else(|| ApiError::internal("a warming batch vanished after it was created"))?;
+        Ok(WarmCreated::Accepted(Json(progress.into())))
+    }
+
+    /// Read a warming batch's progress
+    #[oai(path = "/warm/:batch_id", method = "get", operation_id = "getWarmBatch")]
+    async fn progress(
+        &self,
+        caller: Caller,
+        state: Data<&AppState>,
+        /// The batch's id, as returned when it was created.
+        #[oai(name = "batchId")]
+        batch_id: Path<String>,
+    ) -> Result<Json<WarmBatchStatus>, ApiError> {
+        caller.require(Operation::Warm)?;
+        let progress = state
+            .metadata
+            .warm_progress(&caller.account_id, &batch_id)
+            .await?
+            .ok_or_else(|| ApiError::not_found("no warming batch with this id"))?;
+        Ok(Json(progress.into()))
+    }
+}

@@ -1,0 +1,102 @@
+//! `shutterbox worker`: a process that only runs jobs, taken from the Redis queue the API nodes fill
+//! (distributed mode; the embedded queue lives inside `serve`, so there is nothing to share with a separate
+//! process). It serves `/healthz` and `/metrics` (its job counts, the queue's depth) on an address of its
+//! own, for probes and Prometheus.
+
+use std::{io, sync::Arc, time::Duration};
+
+use poem::{EndpointExt, Route, handler, web::Data};
+use shutterbox_pipeline::RenderOptions;
+use shutterbox_queue::JobQueue;
+use shutterbox_worker::{JobStats, Renderer, Worker};
+use tokio::{net::TcpListener, sync::watch};
+
+use crate::{
+    app::StartError,
+    backends::{open_metadata, open_queue, open_store},
+    config::BackendConfig,
+    routes::health,
+    server,
+};
+
+/// Everything `worker` needs.
+#[derive(Debug, Clone, clap::Args)]
+pub struct WorkerConfig {
+    #[command(flatten)]
+    pub backend: BackendConfig,
+
+    /// Jobs run at once.
+    #[arg(long, env = "SHUTTERBOX_WORKER_CONCURRENCY", default_value_t = 2)]
+    pub concurrency: usize,
+
+    /// Address of the worker's `/healthz` and `/metrics`.
+    #[arg(long, env = "SHUTTERBOX_WORKER_LISTEN", default_value = "127.0.0.1:9091")]
+    pub listen: String,
+
+    /// Largest source image transformed, in pixels (as for `serve`).
+    #[arg(long, env = "SHUTTERBOX_MAX_SOURCE_PIXELS", default_value_t = 50_000_000)]
+    pub max_source_pixels: u64,
+}
+
+#[derive(Clone)]
+struct Probe {
+    stats: Arc<JobStats>,
+    queue: Arc<dyn JobQueue>,
+}
+
+/// A worker process, connected and bound, ready to run.
+pub struct WorkerProcess {
+    listener: TcpListener,
+    port: u16,
+    worker: Worker,
+    concurrency: usize,
+    probe: Probe,
+}
+
+impl WorkerProcess {
+    pub async fn build(config: WorkerConfig) -> Result<Self, StartError> {
+        if config.backend.redis_url.is_none() {
+            return Err(StartError::Config(
+                "`shutterbox worker` takes its jobs from Redis: set SHUTTERBOX_REDIS_URL (in the embedded \
+                 default, `serve` runs the workers itself)"
+                    .into(),
+            ));
+        }
+        let metadata = open_metadata(&config.backend).await?;
+        // A worker never hands out upload URLs, so the local store needs no upload address.
+        let store = open_store(&config.backend, String::new()).await?;
+        let queue = open_queue(&config.backend).await?.queue;
+        let renderer = Renderer::new(metadata, store.clone(), RenderOptions { max_pixels: config.max_source_pixels });
+        let stats = Arc::new(JobStats::default());
+        let worker = Worker::new(queue.clone(), store, renderer)
+            .with_stats(stats.clone())
+            .with_retry_base(Duration::from_millis(config.backend.job_retry_base_ms.max(1)));
+        let listen_error = |source| StartError::Listen { addr: config.listen.clone(), source };
+        let listener = TcpListener::bind(&config.listen).await.map_err(listen_error)?;
+        let port = listener.local_addr().map_err(listen_error)?.port();
+        Ok(Self { listener, port, worker, concurrency: config.concurrency.max(1), probe: Probe { stats, queue } })
+    }
+
+    /// The port of `/healthz` and `/metrics`.
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// Runs jobs until `shutdown` resolves, then finishes the jobs in hand.
+    pub async fn run_until(self, shutdown: impl Future<Output = ()> + Send) -> io::Result<()> {
+        let (stop, stopped) = watch::channel(false);
+        let jobs = tokio::spawn(self.worker.run(self.concurrency, stopped));
+        let probes = Route::new().at("/healthz", health::live).at("/metrics", metrics).data(self.probe);
+        let served = server::serve(self.listener, probes, shutdown, Duration::from_secs(5)).await;
+        let _ = stop.send(true);
+        let _ = jobs.await;
+        served
+    }
+}
+
+#[handler]
+async fn metrics(probe: Data<&Probe>) -> poem::Response {
+    let mut out = String::new();
+    health::job_metrics(&mut out, &probe.stats, probe.queue.as_ref()).await;
+    poem::Response::builder().content_type("text/plain; version=0.0.4").body(out)
+}
