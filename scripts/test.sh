@@ -68,4 +68,5 @@ echo "== tests: unit, backends, end-to-end against the embedded deployment"
 SHUTTERBOX_TEST_DEPLOYMENT=embedded cargo test --workspace --locked "$@" -- --skip cluster::
 
 echo "== tests: end-to-end against the distributed deployment (PostgreSQL + Redis + S3, 2 API nodes + worker)"
-SHUTTERBOX_TEST_DEPLOYMENT=distributed cargo test --locked --test api "$@"
+# --workspace, as above: the same feature set, so nothing is compiled again.
+SHUTTERBOX_TEST_DEPLOYMENT=distributed cargo test --workspace --locked --test api "$@"

@@ -103,8 +103,8 @@ pub trait MetadataStore: Send + Sync + 'static {
     /// such file.
     async fn delete_file(&self, account_id: &str, id: &str) -> Result<Option<DeletedFile>>;
 
-    /// Ids of the account's image files (batch warming of a whole account).
-    async fn image_file_ids(&self, account_id: &str) -> Result<Vec<String>>;
+    /// The account's image files (batch warming of a whole account).
+    async fn image_files(&self, account_id: &str) -> Result<Vec<FileRecord>>;
 
     /// Records a warming batch and its items, all queued.
     async fn create_warm_batch(&self, batch: &WarmBatch) -> Result<()>;

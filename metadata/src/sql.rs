@@ -456,12 +456,10 @@ impl MetadataStore for SqlMetadata {
         Ok(Some(DeletedFile { file, variants }))
     }
 
-    async fn image_file_ids(&self, account_id: &str) -> Result<Vec<String>> {
-        let rows = sqlx::query("SELECT id FROM files WHERE account_id = $1 AND kind = 'image' ORDER BY id")
-            .bind(account_id)
-            .fetch_all(&self.pool)
-            .await?;
-        rows.iter().map(|row| text(row, "id")).collect()
+    async fn image_files(&self, account_id: &str) -> Result<Vec<FileRecord>> {
+        let sql = format!("SELECT {FILE_COLUMNS} FROM files WHERE account_id = $1 AND kind = 'image' ORDER BY id");
+        let rows = sqlx::query(sqlx::AssertSqlSafe(sql)).bind(account_id).fetch_all(&self.pool).await?;
+        rows.iter().map(file_of).collect()
     }
 
     async fn create_warm_batch(&self, batch: &WarmBatch) -> Result<()> {

@@ -4,6 +4,8 @@
 //! delivery query strings, validated by the same parser as delivery, so a batch warms exactly the
 //! variants those URLs will ask for.
 
+use std::collections::HashSet;
+
 use poem::web::Data;
 use poem_openapi::{ApiResponse, Object, OpenApi, param::Path, payload::Json};
 use serde::Deserialize;
@@ -24,6 +26,8 @@ use crate::{
 
 /// Most transformations one batch may name.
 const MAX_TRANSFORMATIONS: usize = 50;
+/// Most files one batch may name (each is looked up).
+const MAX_FILE_IDS: usize = 10_000;
 /// Most items (files × transformations) one batch may hold.
 const MAX_ITEMS: usize = 100_000;
 
@@ -32,7 +36,7 @@ const MAX_ITEMS: usize = 100_000;
 #[oai(rename_all = "camelCase")]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct WarmRequest {
-    /// Ids of image files of the account. Omitted: every image file of the account.
+    /// Ids of image files of the account, at most 10,000. Omitted: every image file of the account.
     pub file_ids: Option<Vec<String>>,
     /// Transformations as delivery query strings, e.g. `w=320` or `w=640&format=webp`; 1 to 50.
     pub transformations: Vec<String>,
@@ -110,12 +114,16 @@ async fn files_to_warm(
     caller: &Caller,
     ids: Option<Vec<String>>,
 ) -> Result<Vec<FileRecord>, ApiError> {
-    let ids = match ids {
-        Some(ids) => ids,
-        None => state.metadata.image_file_ids(&caller.account_id).await?,
-    };
+    let Some(ids) = ids else { return Ok(state.metadata.image_files(&caller.account_id).await?) };
+    if ids.len() > MAX_FILE_IDS {
+        return Err(ApiError::bad_request(format!("fileIds lists at most {MAX_FILE_IDS} files; split the batch")));
+    }
+    let mut seen = HashSet::with_capacity(ids.len());
     let mut files = Vec::with_capacity(ids.len());
     for id in ids {
+        if !seen.insert(id.clone()) {
+            continue;
+        }
         let file = state
             .metadata
             .file(&caller.account_id, &id)
@@ -124,9 +132,7 @@ async fn files_to_warm(
         if file.kind != "image" {
             return Err(ApiError::bad_request(format!("file '{id}' is not an image")));
         }
-        if !files.iter().any(|f: &FileRecord| f.id == file.id) {
-            files.push(file);
-        }
+        files.push(file);
     }
     Ok(files)
 }
