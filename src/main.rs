@@ -57,8 +57,33 @@ enum KeysCommand {
     },
 }
 
-#[tokio::main]
-async fn main() -> ExitCode {
+fn main() -> ExitCode {
+    keep_freed_memory();
+    match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(runtime) => runtime.block_on(async_main()),
+        Err(e) => {
+            eprintln!("shutterbox: cannot start the async runtime: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// mimalloc's `purge_delay` option (its `mi_option_t` value in mimalloc 2 and 3).
+const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
+
+/// By default mimalloc hands memory back to the OS 10 ms after it is freed, so every render that follows a
+/// pause faults its buffers in again: 9 ms of a 30 ms cold JPEG render, 10–20 ms of an AVIF one
+/// (BENCHMARKS.md, "Cold renders and freed memory"). Freed memory stays mapped for ten seconds instead, so
+/// renders arriving within that time reuse it; idle memory still goes back after that. An operator's
+/// `MIMALLOC_PURGE_DELAY` still decides.
+fn keep_freed_memory() {
+    if std::env::var_os("MIMALLOC_PURGE_DELAY").is_none() {
+        // SAFETY: sets one integer option; called first thing in main, before any other thread exists.
+        unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, 10_000) };
+    }
+}
+
+async fn async_main() -> ExitCode {
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_env("SHUTTERBOX_LOG")
