@@ -127,22 +127,23 @@ impl Application {
     /// Serves until `shutdown` resolves, then lets in-flight requests finish (up to 30 s) and the workers
     /// finish the jobs they hold.
     pub async fn run_until(self, shutdown: impl Future<Output = ()> + Send) -> io::Result<()> {
-        let (stop_workers, workers_stopped) = watch::channel(false);
+        // One signal for everything that runs beside the server: the job workers and the invalidation listener.
+        let (stop, stopping) = watch::channel(false);
         let workers = (self.workers > 0).then(|| {
             let worker =
                 Worker::new(self.state.queue.clone(), self.state.store.clone(), self.state.variants.renderer().clone())
                     .with_stats(self.state.jobs.clone())
                     .with_retry_base(self.retry_base);
-            tokio::spawn(worker.run(self.workers, workers_stopped.clone()))
+            tokio::spawn(worker.run(self.workers, stopping.clone()))
         });
         let listener = self
             .state
             .invalidations
             .clone()
-            .map(|invalidations| tokio::spawn(invalidations.listen(self.state.clone(), workers_stopped)));
+            .map(|invalidations| tokio::spawn(invalidations.listen(self.state.clone(), stopping)));
         let app = routes(self.state);
         let served = server::serve(self.listener, app, shutdown, Duration::from_secs(30)).await;
-        let _ = stop_workers.send(true);
+        let _ = stop.send(true);
         if let Some(workers) = workers {
             let _ = workers.await;
         }

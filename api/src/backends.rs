@@ -64,14 +64,14 @@ pub async fn open_queue(backend: &BackendConfig) -> Result<QueueBackend, StartEr
     let Some(url) = &backend.redis_url else {
         return Ok(QueueBackend { queue: Arc::new(InProcessQueue::new()), redis: None });
     };
-    let redis_error = |e: shutterbox_queue::QueueError| StartError::Redis(e.to_string());
-    let pool = shutterbox_queue::connect_pool(url).await.map_err(redis_error)?;
     let options = RedisQueueOptions {
         prefix: backend.redis_prefix.clone(),
         claim_idle: Duration::from_secs(backend.job_timeout_secs.max(1)),
         ..RedisQueueOptions::default()
     };
-    let queue = RedisQueue::connect(url, options).await.map_err(redis_error)?;
+    let queue = RedisQueue::connect(url, options).await.map_err(|e| StartError::Redis(e.to_string()))?;
+    // The queue's pool of ordinary (non-blocking) connections serves the limiter and the leases too.
+    let pool = queue.pool().clone();
     Ok(QueueBackend {
         queue: Arc::new(queue),
         redis: Some(RedisBackend { pool, url: url.clone(), prefix: backend.redis_prefix.clone() }),
