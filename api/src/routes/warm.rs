@@ -6,6 +6,7 @@
 
 use std::collections::HashSet;
 
+use futures_util::{StreamExt, stream};
 use poem::web::Data;
 use poem_openapi::{ApiResponse, Object, OpenApi, param::Path, payload::Json};
 use serde::Deserialize;
@@ -26,6 +27,8 @@ use crate::{
 
 /// Most transformations one batch may name.
 const MAX_TRANSFORMATIONS: usize = 50;
+/// Enqueues sent at once while a batch is created.
+const ENQUEUES_IN_FLIGHT: usize = 16;
 /// Most files one batch may name (each is looked up).
 const MAX_FILE_IDS: usize = 10_000;
 /// Most items (files × transformations) one batch may hold.
@@ -173,6 +176,7 @@ impl WarmApi {
         };
         state.metadata.create_warm_batch(&batch).await?;
 
+        let mut jobs = Vec::with_capacity(items.len());
         for (n, (file, p)) in items.iter().enumerate() {
             let item = u32::try_from(n).map_err(ApiError::internal)?;
             // Served as stored (SVG and BMP sources, format=bmp): nothing to render, the item is done.
@@ -186,18 +190,25 @@ impl WarmApi {
                 target: target_of(p.transform.format, None).as_str().to_owned(),
                 warm: Some(WarmItem { batch_id: batch.id.clone(), item }),
             };
-            if let Err(e) = state.queue.enqueue(job).await {
-                // The items not queued can never finish: count them failed, so the batch still completes
-                // and its reader learns that something went wrong. Nothing queued at all is a 503.
-                tracing::warn!(error = %e, batch = %batch.id, "could not queue a warming item; failing the rest");
-                for rest in n..items.len() {
-                    let rest = u32::try_from(rest).map_err(ApiError::internal)?;
-                    state.metadata.finish_warm_item(&batch.id, rest, WarmItemState::Failed, now_ms()).await?;
-                }
-                if n == 0 {
-                    return Err(ApiError::unavailable("the job queue", e));
-                }
-                break;
+            jobs.push((item, job));
+        }
+        // Several enqueues in flight at once: a queue out of process answers each after a round trip.
+        let (queue, to_queue) = (&state.queue, jobs.len());
+        let refused: Vec<(u32, String)> = stream::iter(jobs)
+            .map(|(item, job)| async move { queue.enqueue(job).await.err().map(|e| (item, e.to_string())) })
+            .buffer_unordered(ENQUEUES_IN_FLIGHT)
+            .filter_map(std::future::ready)
+            .collect()
+            .await;
+        // An item not queued can never finish: it counts as failed, so the batch still completes and its
+        // reader learns that something went wrong. Nothing queued at all is a 503.
+        for (item, _) in &refused {
+            state.metadata.finish_warm_item(&batch.id, *item, WarmItemState::Failed, now_ms()).await?;
+        }
+        if let Some((_, e)) = refused.first() {
+            tracing::warn!(error = %e, batch = %batch.id, refused = refused.len(), "could not queue warming items");
+            if refused.len() == to_queue {
+                return Err(ApiError::unavailable("the job queue", e));
             }
         }
         let progress = state
