@@ -54,6 +54,8 @@
 # (processes, database, Redis keys, s3s-fs and its directory, the temporary directory) is removed on exit.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=scripts/lib/services.sh
+source scripts/lib/services.sh
 repo=$PWD
 
 target=${CARGO_TARGET_DIR:-$repo/target}
@@ -140,20 +142,7 @@ for tool in curl python3 psql pg_isready redis-cli; do
   command -v "$tool" >/dev/null || die "$tool is missing (apt-get install curl python3 postgresql-client redis-tools)"
 done
 
-oha_bin=${OHA:-}
-if [[ -z $oha_bin ]]; then
-  if [[ -x $tools/bin/oha ]]; then
-    oha_bin=$tools/bin/oha
-  elif command -v oha >/dev/null; then
-    oha_bin=$(command -v oha)
-  else
-    log "cargo install oha --locked --root $tools (a few minutes, once)"
-    cargo install oha --locked --root "$tools" --target-dir "$tools/build" >&2
-    rm -rf "$tools/build"
-    oha_bin=$tools/bin/oha
-  fi
-fi
-if "$oha_bin" --help | grep -q -- '--output-format'; then oha_json=(--output-format json); else oha_json=(--json); fi
+find_oha "$tools"
 
 if [[ -n ${SHUTTERBOX_BIN:-} ]]; then
   bin=$SHUTTERBOX_BIN
@@ -171,25 +160,11 @@ mkdir -p "$out/logs"
 
 # --- 2. PostgreSQL, Redis, s3s-fs (as scripts/test.sh) ----------------------------------------------------
 log "services"
-if ! pg_isready -q -h 127.0.0.1 -p 5432 2>/dev/null; then
-  if command -v pg_ctlcluster >/dev/null && [[ -d /etc/postgresql ]]; then
-    pg_ctlcluster --skip-systemctl-redirect "$(ls /etc/postgresql | head -1)" main start >&2
-  fi
-  for _ in $(seq 50); do pg_isready -q -h 127.0.0.1 -p 5432 2>/dev/null && break; sleep 0.2; done
-fi
-pg_isready -q -h 127.0.0.1 -p 5432 || die "PostgreSQL is not reachable on 127.0.0.1:5432"
-if ! rcli ping >/dev/null 2>&1; then
-  if command -v redis-server >/dev/null; then
-    redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no >&2
-  fi
-  for _ in $(seq 50); do rcli ping >/dev/null 2>&1 && break; sleep 0.2; done
-fi
-rcli ping >/dev/null 2>&1 || die "Redis is not reachable on 127.0.0.1:6379"
+ensure_postgres_and_redis || die "a service is missing"
 
 pg -c "CREATE DATABASE \"$db\"" >/dev/null || die "could not create the database $db"
 db_created=1
 
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 s3_port=$(free_port)
 mkdir -p "$work/s3/data"
 endpoint_line=$(scripts/start-s3.sh "$s3_port" "$work/s3/data" 2>"$work/s3/start.log" | tail -1) ||

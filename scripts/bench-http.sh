@@ -44,6 +44,8 @@
 # reported, not failures.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=scripts/lib/services.sh
+source scripts/lib/services.sh
 repo=$PWD
 
 target=${CARGO_TARGET_DIR:-$repo/target}
@@ -97,20 +99,7 @@ if ((${#missing[@]})); then
 fi
 [[ -x $nginx_bin ]] || die "nginx not found after installing it"
 
-oha_bin=${OHA:-}
-if [[ -z $oha_bin ]]; then
-  if [[ -x $tools/bin/oha ]]; then
-    oha_bin=$tools/bin/oha
-  elif command -v oha >/dev/null; then
-    oha_bin=$(command -v oha)
-  else
-    log "cargo install oha --locked --root $tools (a few minutes, once)"
-    cargo install oha --locked --root "$tools" --target-dir "$tools/build" >&2
-    rm -rf "$tools/build"
-    oha_bin=$tools/bin/oha
-  fi
-fi
-if "$oha_bin" --help | grep -q -- '--output-format'; then oha_json=(--output-format json); else oha_json=(--json); fi
+find_oha "$tools"
 
 # --- 2. build, corpus, the 50 MP image --------------------------------------------------------------------
 mkdir -p "$out"
@@ -249,7 +238,7 @@ chmod -R a+rX "$work/www"
 echo "variant_bytes=$variant_bytes" >>"$out/env.txt"
 echo "variant_type=$ctype" >>"$out/env.txt"
 
-nginx_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+nginx_port=$(free_port)
 mkdir -p "$work/nginx/logs"
 cat >"$work/nginx/nginx.conf" <<EOF
 worker_processes $(nproc);

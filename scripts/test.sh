@@ -14,6 +14,8 @@
 # Arguments are passed to both `cargo test` runs (e.g. a test-name filter).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=scripts/lib/services.sh
+source scripts/lib/services.sh
 
 run_id=$(date +%s)_$$
 work=$(mktemp -d "${TMPDIR:-/tmp}/shutterbox-test.XXXXXX")
@@ -35,24 +37,10 @@ cleanup() {
 trap cleanup EXIT
 
 echo "== services"
-# PostgreSQL: the machine's cluster, started if it is down.
-if ! pg_isready -q -h 127.0.0.1 -p 5432 2>/dev/null; then
-  if command -v pg_ctlcluster >/dev/null && [[ -d /etc/postgresql ]]; then
-    pg_ctlcluster --skip-systemctl-redirect "$(ls /etc/postgresql | head -1)" main start
-  fi
-  for _ in $(seq 50); do pg_isready -q -h 127.0.0.1 -p 5432 2>/dev/null && break; sleep 0.2; done
-fi
-pg_isready -q -h 127.0.0.1 -p 5432 || { echo "PostgreSQL is not reachable on 127.0.0.1:5432" >&2; exit 1; }
-
-# Redis, started without persistence if it is down.
-if ! redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1; then
-  command -v redis-server >/dev/null && redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no
-  for _ in $(seq 50); do redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1 && break; sleep 0.2; done
-fi
-redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null || { echo "Redis is not reachable on 127.0.0.1:6379" >&2; exit 1; }
+ensure_postgres_and_redis
 
 # s3s-fs on a free port, over a directory of this run.
-s3_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+s3_port=$(free_port)
 mkdir -p "$work/s3"
 endpoint_line=$(scripts/start-s3.sh "$s3_port" "$work/s3" | tail -1)
 s3_pid=$(pgrep -f "s3s-fs .*--port $s3_port" | head -1 || true)

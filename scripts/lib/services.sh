@@ -1,0 +1,47 @@
+# Shared by scripts/test.sh and the benchmark scripts (sourced, not run): the machine's PostgreSQL and Redis,
+# free ports, and the oha load generator.
+
+# Starts the local PostgreSQL (127.0.0.1:5432) and Redis (127.0.0.1:6379, no persistence) if they are
+# installed but down; fails with a message naming the one that cannot be reached.
+ensure_postgres_and_redis() {
+  if ! pg_isready -q -h 127.0.0.1 -p 5432 2>/dev/null; then
+    if command -v pg_ctlcluster >/dev/null && [[ -d /etc/postgresql ]]; then
+      pg_ctlcluster --skip-systemctl-redirect "$(ls /etc/postgresql | head -1)" main start >&2
+    fi
+    for _ in $(seq 50); do pg_isready -q -h 127.0.0.1 -p 5432 2>/dev/null && break; sleep 0.2; done
+  fi
+  pg_isready -q -h 127.0.0.1 -p 5432 || { echo "PostgreSQL is not reachable on 127.0.0.1:5432" >&2; return 1; }
+
+  if ! redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1; then
+    if command -v redis-server >/dev/null; then
+      redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no >&2
+    fi
+    for _ in $(seq 50); do redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1 && break; sleep 0.2; done
+  fi
+  redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1 || { echo "Redis is not reachable on 127.0.0.1:6379" >&2; return 1; }
+}
+
+# A TCP port on 127.0.0.1 that was free a moment ago.
+free_port() {
+  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# Sets oha_bin (from $OHA, <tools dir>/bin/oha, PATH, or `cargo install oha` into the tools dir) and
+# oha_json (the flag for JSON output, which changed name between oha versions).
+find_oha() {
+  local tools=$1
+  oha_bin=${OHA:-}
+  if [[ -z $oha_bin ]]; then
+    if [[ -x $tools/bin/oha ]]; then
+      oha_bin=$tools/bin/oha
+    elif command -v oha >/dev/null; then
+      oha_bin=$(command -v oha)
+    else
+      echo "== cargo install oha --locked --root $tools (a few minutes, once)" >&2
+      cargo install oha --locked --root "$tools" --target-dir "$tools/build" >&2
+      rm -rf "$tools/build"
+      oha_bin=$tools/bin/oha
+    fi
+  fi
+  if "$oha_bin" --help | grep -q -- '--output-format'; then oha_json=(--output-format json); else oha_json=(--json); fi
+}
