@@ -1,14 +1,20 @@
 //! Deletions reaching every API node. Each node remembers resolved paths, responses and variants in
-//! memory; when one node deletes a file it publishes the file's id on a Redis channel and every node
-//! (itself included) forgets the file at once. Messages missed while a node was cut off from Redis are
-//! covered by the caches' 60-second expiry (ARCHITECTURE.md, "Delivery").
+//! memory; when one node deletes a file it publishes the file's id on a Redis channel, every node (itself
+//! included) forgets the file and counts that it did under `<prefix>:invalidated:<file id>`, and the
+//! deleting node answers once as many nodes have counted as received the message (at most a second), so
+//! no node serves the file after its DELETE has answered. Messages missed while a node was cut off from
+//! Redis are covered by the caches' 60-second expiry (ARCHITECTURE.md, "Delivery").
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use futures_util::StreamExt;
 use tokio::sync::watch;
 
 use crate::{backends::RedisBackend, state::AppState};
+
+/// Longest wait for the other nodes to confirm they forgot a deleted file.
+const ACK_WAIT: Duration = Duration::from_secs(1);
+const ACK_POLL: Duration = Duration::from_millis(2);
 
 /// Publishes deleted files' ids to the other nodes.
 #[derive(Clone)]
@@ -23,23 +29,56 @@ impl Invalidations {
         Self { redis, channel }
     }
 
-    /// Tells every node that `file_id` is gone. A failure is logged, not returned: the delete has
-    /// happened, and other nodes' caches expire within a minute anyway.
+    fn ack_key(&self, file_id: &str) -> String {
+        format!("{}:invalidated:{file_id}", self.redis.prefix)
+    }
+
+    /// Tells every node that `file_id` is gone and waits (at most `ACK_WAIT`) until each node that received
+    /// the message has forgotten it. A failure is logged, not returned: the delete has happened, and other
+    /// nodes' caches expire within a minute anyway.
     pub async fn publish(&self, file_id: &str) {
         let published: Result<(), String> = async {
             let mut conn = self.redis.pool.get().await.map_err(|e| e.to_string())?;
-            redis::cmd("PUBLISH")
+            let receivers: i64 = redis::cmd("PUBLISH")
                 .arg(&self.channel)
                 .arg(file_id)
-                .query_async::<i64>(&mut *conn)
+                .query_async(&mut *conn)
                 .await
                 .map_err(|e| e.to_string())?;
-            Ok(())
+            let (ack_key, deadline) = (self.ack_key(file_id), Instant::now() + ACK_WAIT);
+            loop {
+                let acked: Option<i64> =
+                    redis::cmd("GET").arg(&ack_key).query_async(&mut *conn).await.map_err(|e| e.to_string())?;
+                if acked.unwrap_or(0) >= receivers {
+                    return Ok(());
+                }
+                if Instant::now() > deadline {
+                    return Err(format!("{} of {receivers} nodes confirmed within {ACK_WAIT:?}", acked.unwrap_or(0)));
+                }
+                tokio::time::sleep(ACK_POLL).await;
+            }
         }
         .await;
         if let Err(e) = published {
-            tracing::warn!(error = %e, file = %file_id, "could not tell other nodes of a deletion");
+            tracing::warn!(error = %e, file = %file_id, "could not make sure every node forgot a deleted file");
         }
+    }
+
+    /// Counts this node's forgetting of `file_id` for the node waiting in `publish`.
+    async fn acknowledge(&self, file_id: &str) -> Result<(), String> {
+        let mut conn = self.redis.pool.get().await.map_err(|e| e.to_string())?;
+        let key = self.ack_key(file_id);
+        redis::pipe()
+            .cmd("INCR")
+            .arg(&key)
+            .ignore()
+            .cmd("EXPIRE")
+            .arg(&key)
+            .arg(60)
+            .ignore()
+            .query_async::<()>(&mut *conn)
+            .await
+            .map_err(|e| e.to_string())
     }
 
     /// Listens for deletions until `shutdown` turns true, reconnecting after a lost connection.
@@ -67,7 +106,12 @@ impl Invalidations {
         let mut messages = pubsub.on_message();
         while let Some(message) = messages.next().await {
             match message.get_payload::<String>() {
-                Ok(file_id) => state.forget_file(&file_id),
+                Ok(file_id) => {
+                    state.forget_file(&file_id);
+                    if let Err(e) = self.acknowledge(&file_id).await {
+                        tracing::warn!(error = %e, file = %file_id, "could not confirm forgetting a deleted file");
+                    }
+                }
                 Err(e) => tracing::warn!(error = %e, "unreadable invalidation message"),
             }
         }
