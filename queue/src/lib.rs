@@ -5,8 +5,9 @@
 //!
 //! Two backends: `InProcessQueue`, the embedded one, run by workers inside `serve` (nothing survives a
 //! restart); `RedisQueue`, the distributed one over Redis Streams, shared by API nodes and worker
-//! processes, which also reclaims the jobs of a worker that died (`redis` module docs). `connect_pool`
-//! opens the Redis pool that other Redis users (rate limits, pub/sub) share.
+//! processes, which also reclaims the jobs of a worker that died (`redis` module docs). The API shares
+//! the queue's pool of ordinary connections (`RedisQueue::pool`) for its rate limiter, render leases and
+//! invalidations; `connect_pool` opens such a pool without a queue.
 
 mod in_process;
 mod redis;

@@ -112,8 +112,8 @@ fn build_pool(url: &str, config: AsyncConnectionConfig, max_size: usize) -> Resu
 }
 
 /// A pool of Redis connections for ordinary (non-blocking) commands, checked with one PING. Malformed
-/// URLs and unreachable servers fail within a few seconds. Shared with whatever else needs Redis (rate
-/// limits, pub/sub).
+/// URLs and unreachable servers fail within a few seconds. Each `RedisQueue` opens one (see
+/// `RedisQueue::pool`, which the API reuses for everything else it asks Redis).
 pub async fn connect_pool(url: &str) -> Result<Pool, QueueError> {
     let config = AsyncConnectionConfig::new().set_response_timeout(Some(RESPONSE_TIMEOUT));
     let (pool, addr) = build_pool(url, config, num_cpus_times_four())?;
