@@ -40,7 +40,8 @@
 # BENCH_VARIANT_QUERY (w=800&q=80&format=webp), BENCH_CRITERION_DIR (<target>/criterion/render),
 # BENCH_RUN_CRITERION=1 (run `cargo bench -p shutterbox-pipeline --bench render` first, so both sides of b.
 # come from the same source tree), BENCH_DIAG=0 (skip the diagnostic runs), OHA (path of an oha binary),
-# BENCH_HTTP_KEEP=1 (keep the temporary directory). Exits non-zero when anything fails; missed targets are
+# BENCH_HTTP_KEEP=1 (keep the temporary directory), BENCH_SERVER_BIN (serve this build instead of the one just
+# built, for A/B runs of two builds). Exits non-zero when anything fails; missed targets are
 # reported, not failures.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -109,7 +110,7 @@ src_hash() { find pipeline/src api/src worker/src -type f -name '*.rs' | sort | 
 log "cargo build --release"
 cargo build --release --locked >&2
 cargo build --release --locked -p shutterbox-pipeline --example render_file >&2
-bin=$target/release/shutterbox
+bin=${BENCH_SERVER_BIN:-$target/release/shutterbox}
 render_bin=$target/release/examples/render_file
 [[ -x $bin ]] || die "$bin was not built"
 build_hash=$(src_hash)
