@@ -53,7 +53,8 @@ export SHUTTERBOX_TEST_S3_DATA_DIR=$work/s3
 echo "PostgreSQL, Redis and s3s-fs ($SHUTTERBOX_TEST_S3_ENDPOINT) are up"
 
 echo "== tests: unit, backends, end-to-end against the embedded deployment"
-SHUTTERBOX_TEST_DEPLOYMENT=embedded cargo test --workspace --locked "$@" -- --skip cluster::
+# cluster:: and faults:: always run distributed (they stop and start services); they run below.
+SHUTTERBOX_TEST_DEPLOYMENT=embedded cargo test --workspace --locked "$@" -- --skip cluster:: --skip faults::
 
 echo "== tests: end-to-end against the distributed deployment (PostgreSQL + Redis + S3, 2 API nodes + worker)"
 # --workspace, as above: the same feature set, so nothing is compiled again.

@@ -59,8 +59,15 @@ enum KeysCommand {
 
 fn main() -> ExitCode {
     keep_freed_memory();
+    shutterbox_api::setup_failpoints();
     match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
-        Ok(runtime) => runtime.block_on(async_main()),
+        Ok(runtime) => {
+            let code = runtime.block_on(async_main());
+            // A render abandoned at shutdown (its job handed back) may still hold a blocking thread, which
+            // nothing can interrupt: do not wait for it.
+            runtime.shutdown_timeout(std::time::Duration::from_secs(1));
+            code
+        }
         Err(e) => {
             eprintln!("shutterbox: cannot start the async runtime: {e}");
             ExitCode::FAILURE

@@ -7,10 +7,11 @@ use poem::{EndpointExt, IntoEndpoint, Route, http::HeaderValue};
 use shutterbox_metadata::MetadataStore;
 use shutterbox_model::{AccountName, Scope};
 use shutterbox_pipeline::RenderOptions;
-use shutterbox_worker::{Renderer, Worker};
+use shutterbox_worker::{Renderer, Sweeper, Worker};
 use tokio::{net::TcpListener, sync::watch};
 
 use crate::{
+    admission::RenderAdmission,
     backends::{open_metadata, open_queue, open_store},
     config::Config,
     error::envelope,
@@ -24,6 +25,7 @@ use crate::{
     routes::{delivery, health, storage, thumbnail},
     server,
     state::{AppState, Settings},
+    telemetry::{HttpMetrics, observe},
     variants::VariantCache,
 };
 
@@ -43,6 +45,27 @@ pub enum StartError {
     Config(String),
 }
 
+/// How long in-flight requests may take to finish once the shutdown starts.
+pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(25);
+/// How long a job in progress may take to finish once the shutdown starts, before it is handed back.
+pub const JOB_DRAIN: Duration = Duration::from_secs(20);
+
+/// When the cleanup sweep runs and how long it leaves things alone.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct SweepSchedule {
+    pub interval: Duration,
+    pub grace: Duration,
+}
+
+impl SweepSchedule {
+    pub fn of(backend: &crate::config::BackendConfig) -> Self {
+        Self {
+            interval: Duration::from_secs(backend.sweep_interval_secs.max(1)),
+            grace: Duration::from_secs(backend.sweep_grace_secs),
+        }
+    }
+}
+
 /// A service that is bound and ready to run.
 pub struct Application {
     listener: TcpListener,
@@ -51,6 +74,7 @@ pub struct Application {
     state: AppState,
     workers: usize,
     retry_base: Duration,
+    sweep: SweepSchedule,
     bootstrap_key: Option<MintedKey>,
 }
 
@@ -87,6 +111,11 @@ impl Application {
         };
         let renderer =
             Renderer::new(metadata.clone(), store.clone(), RenderOptions { max_pixels: config.max_source_pixels });
+        let http_metrics = HttpMetrics::new();
+        http_metrics.register(renderer.times().collector());
+        let cores = std::thread::available_parallelism().map_or(2, usize::from);
+        let concurrency = if config.render_concurrency == 0 { cores } else { config.render_concurrency };
+        let admission = RenderAdmission::new(concurrency, config.render_queue);
         let state = AppState {
             settings: Arc::new(settings),
             metadata,
@@ -94,11 +123,13 @@ impl Application {
             limiter,
             queue: queue.queue,
             invalidations: queue.redis.clone().map(Invalidations::new),
-            variants: VariantCache::new(config.cache_bytes, renderer).with_leases(queue.redis.map(RenderLeases::new)),
+            variants: VariantCache::new(config.cache_bytes, renderer, admission)
+                .with_leases(queue.redis.map(RenderLeases::new)),
             paths: PathLookup::default(),
             // A quarter of the variant memory: the hot responses, sharing the variant cache's bytes.
             responses: ResponseCache::new(config.cache_bytes / 4),
             jobs: Arc::default(),
+            http_metrics,
         };
         Ok(Self {
             listener,
@@ -107,6 +138,7 @@ impl Application {
             state,
             workers: config.workers,
             retry_base: Duration::from_millis(config.backend.job_retry_base_ms.max(1)),
+            sweep: SweepSchedule::of(&config.backend),
             bootstrap_key,
         })
     }
@@ -124,28 +156,43 @@ impl Application {
         self.bootstrap_key.as_ref()
     }
 
-    /// Serves until `shutdown` resolves, then lets in-flight requests finish (up to 30 s) and the workers
-    /// finish the jobs they hold.
+    /// Serves until `shutdown` resolves, then lets in-flight requests finish (up to `SHUTDOWN_GRACE`) while
+    /// the workers finish their jobs (up to `JOB_DRAIN`, then hand them back), so the process is gone within
+    /// 30 s of its signal.
     pub async fn run_until(self, shutdown: impl Future<Output = ()> + Send) -> io::Result<()> {
-        // One signal for everything that runs beside the server: the job workers and the invalidation listener.
-        let (stop, stopping) = watch::channel(false);
+        // Job loops and the sweep stop as soon as the shutdown starts, beside the HTTP drain.
+        let (stop_jobs, jobs_stopping) = watch::channel(false);
         let workers = (self.workers > 0).then(|| {
             let worker =
                 Worker::new(self.state.queue.clone(), self.state.store.clone(), self.state.variants.renderer().clone())
                     .with_stats(self.state.jobs.clone())
                     .with_retry_base(self.retry_base);
-            tokio::spawn(worker.run(self.workers, stopping.clone()))
+            tokio::spawn(worker.run(self.workers, jobs_stopping.clone(), JOB_DRAIN))
         });
+        // The processes that run jobs also sweep (an API-only node leaves it to them).
+        let sweeper = (self.workers > 0).then(|| {
+            let sweeper = Sweeper::new(self.state.metadata.clone(), self.state.store.clone(), self.sweep.grace);
+            tokio::spawn(sweeper.run(self.sweep.interval, jobs_stopping))
+        });
+        // The invalidation listener stops once no request is served any more.
+        let (stop, stopping) = watch::channel(false);
         let listener = self
             .state
             .invalidations
             .clone()
             .map(|invalidations| tokio::spawn(invalidations.listen(self.state.clone(), stopping)));
         let app = routes(self.state);
-        let served = server::serve(self.listener, app, shutdown, Duration::from_secs(30)).await;
+        let shutdown = async move {
+            shutdown.await;
+            let _ = stop_jobs.send(true);
+        };
+        let served = server::serve(self.listener, app, shutdown, SHUTDOWN_GRACE).await;
         let _ = stop.send(true);
         if let Some(workers) = workers {
             let _ = workers.await;
+        }
+        if let Some(sweeper) = sweeper {
+            let _ = sweeper.await;
         }
         if let Some(listener) = listener {
             let _ = listener.await;
@@ -155,6 +202,7 @@ impl Application {
 }
 
 fn routes(state: AppState) -> impl poem::Endpoint {
+    let metrics = state.http_metrics.clone();
     let api = openapi::service();
     let spec = api.spec_endpoint();
     let docs = api.swagger_ui();
@@ -176,6 +224,8 @@ fn routes(state: AppState) -> impl poem::Endpoint {
         .at("/metrics", health::metrics)
         .data(state)
         .around(envelope)
+        // Outermost, so it sees the final status and every response carries the request id.
+        .around(move |endpoint, request| observe(endpoint, metrics.clone(), request))
 }
 
 /// On the first start (no account at all) creates account `default` with a secret key.

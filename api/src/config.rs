@@ -36,6 +36,16 @@ pub struct BackendConfig {
     #[arg(long, env = "SHUTTERBOX_JOB_RETRY_BASE_MS", default_value_t = 1000)]
     pub job_retry_base_ms: u64,
 
+    /// How often the cleanup sweep runs (expired uploads, objects a crash left unrecorded), in seconds.
+    /// Processes that run jobs sweep: `serve` with workers, `worker`.
+    #[arg(long, env = "SHUTTERBOX_SWEEP_INTERVAL_SECS", default_value_t = 300)]
+    pub sweep_interval_secs: u64,
+
+    /// How long past its deadline the sweep leaves a pending upload or an unsettled write alone, in seconds;
+    /// it must exceed the longest object copy, so the sweep never removes a write still under way.
+    #[arg(long, env = "SHUTTERBOX_SWEEP_GRACE_SECS", default_value_t = 3600)]
+    pub sweep_grace_secs: u64,
+
     #[command(flatten)]
     pub s3: S3Settings,
 }
@@ -89,6 +99,8 @@ impl BackendConfig {
             redis_prefix: "shutterbox".into(),
             job_timeout_secs: 60,
             job_retry_base_ms: 1000,
+            sweep_interval_secs: 300,
+            sweep_grace_secs: 3600,
             s3: S3Settings { bucket: "shutterbox".into(), region: "us-east-1".into(), ..S3Settings::default() },
         }
     }
@@ -146,6 +158,14 @@ pub struct Config {
     /// Background job workers run inside this process (0 for an API-only node).
     #[arg(long, env = "SHUTTERBOX_WORKERS", default_value_t = 2)]
     pub workers: usize,
+
+    /// Renders a request waits on that run at once (0: one per CPU core).
+    #[arg(long, env = "SHUTTERBOX_RENDER_CONCURRENCY", default_value_t = 0)]
+    pub render_concurrency: usize,
+
+    /// Such renders that may wait for a turn; beyond that a cold variant is answered 503 with Retry-After.
+    #[arg(long, env = "SHUTTERBOX_RENDER_QUEUE", default_value_t = 32)]
+    pub render_queue: usize,
 }
 
 impl Config {
@@ -163,6 +183,8 @@ impl Config {
             cache_bytes: 256 * 1024 * 1024,
             max_source_pixels: 50_000_000,
             workers: 2,
+            render_concurrency: 0,
+            render_queue: 32,
         }
     }
 }

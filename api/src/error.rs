@@ -73,6 +73,14 @@ impl ApiError {
         Self::new(StatusCode::INTERNAL_SERVER_ERROR, "internal server error")
     }
 
+    /// Too many renders running and waiting: the caller should retry in a second.
+    pub fn overloaded() -> Self {
+        Self {
+            retry_after: Some(1),
+            ..Self::new(StatusCode::SERVICE_UNAVAILABLE, "too many images are being rendered right now; retry shortly")
+        }
+    }
+
     pub fn unavailable(what: &str, detail: impl std::fmt::Display) -> Self {
         tracing::warn!(error = %detail, "{what} unavailable");
         Self {
@@ -176,7 +184,12 @@ pub async fn envelope<E: Endpoint>(endpoint: Arc<E>, mut request: Request) -> po
         decision.apply(response.headers_mut());
     }
     if response.status().is_client_error() || response.status().is_server_error() {
+        // The operation's name outlives the rewrite, for the metrics (telemetry.rs).
+        let operation = response.data::<poem_openapi::OperationId>().copied();
         response = rewrite_error(response).await;
+        if let Some(operation) = operation {
+            response.set_data(operation);
+        }
     }
     response
         .headers_mut()

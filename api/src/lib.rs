@@ -2,6 +2,7 @@
 //! target, authentication, rate limits, the JSON error envelope and the OpenAPI document. It talks to its
 //! backends only through the `MetadataStore` and `ObjectStore` traits.
 
+pub mod admission;
 pub mod app;
 pub mod auth;
 pub mod backends;
@@ -19,6 +20,7 @@ pub mod responses;
 pub mod routes;
 pub mod server;
 pub mod state;
+pub mod telemetry;
 pub mod variants;
 pub mod worker_process;
 
@@ -26,3 +28,10 @@ pub use app::{Application, StartError};
 pub use backends::open_metadata;
 pub use config::{BackendConfig, Config};
 pub use rate_limit::RateLimitSpec;
+
+/// Reads fail points from `FAILPOINTS` in builds with the `failpoints` feature (the test suite's); does
+/// nothing otherwise. Called once, at the start of the process.
+pub fn setup_failpoints() {
+    #[cfg(feature = "failpoints")]
+    std::mem::forget(fail::FailScenario::setup());
+}

@@ -11,7 +11,7 @@ use shutterbox_worker::JobStats;
 
 use crate::{
     invalidation::Invalidations, lookup::PathLookup, rate_limit::RateLimiter, responses::ResponseCache,
-    variants::VariantCache,
+    telemetry::HttpMetrics, variants::VariantCache,
 };
 
 /// Settings resolved at start-up (addresses are final once the listener is bound).
@@ -44,6 +44,8 @@ pub struct AppState {
     pub responses: ResponseCache,
     /// Outcomes of the jobs this process runs.
     pub jobs: Arc<JobStats>,
+    /// Requests by route and status, render times: the registry behind `/metrics`.
+    pub http_metrics: HttpMetrics,
 }
 
 impl AppState {

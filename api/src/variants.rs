@@ -21,6 +21,7 @@ use shutterbox_worker::{Renderer, Variant, VariantError, VariantSpec};
 use shutterbox_model::clock::now_ms;
 
 use crate::{
+    admission::{Overloaded, RenderAdmission},
     error::ApiError,
     leases::{LeaseOutcome, RenderLeases},
 };
@@ -64,23 +65,29 @@ pub struct VariantCache {
     cache: Cache<VariantKey, Arc<Variant>>,
     renderer: Renderer,
     leases: Option<RenderLeases>,
+    admission: RenderAdmission,
     pub stats: Arc<VariantStats>,
 }
 
 impl VariantCache {
-    pub fn new(max_bytes: u64, renderer: Renderer) -> Self {
+    pub fn new(max_bytes: u64, renderer: Renderer, admission: RenderAdmission) -> Self {
         let cache = Cache::builder()
             .max_capacity(max_bytes)
             .weigher(|_key: &VariantKey, variant: &Arc<Variant>| u32::try_from(variant.bytes.len()).unwrap_or(u32::MAX))
             .support_invalidation_closures()
             .build();
-        Self { cache, renderer, leases: None, stats: Arc::default() }
+        Self { cache, renderer, leases: None, admission, stats: Arc::default() }
     }
 
     /// Shares renders with the other API nodes through `leases` (distributed mode).
     pub fn with_leases(mut self, leases: Option<RenderLeases>) -> Self {
         self.leases = leases;
         self
+    }
+
+    /// Renders running or waiting, and renders turned away (for `/metrics`).
+    pub fn admission(&self) -> &RenderAdmission {
+        &self.admission
     }
 
     /// The renderer behind the cache (the in-process workers share it).
@@ -105,6 +112,8 @@ impl VariantCache {
         if let Some(stored) = self.stored(file, &spec).await? {
             return Ok(stored);
         }
+        // A turn to render before anything else, so a refused request holds no lease.
+        let _slot = self.admission.admit().await.map_err(|Overloaded| ApiError::overloaded())?;
         let lease = match &self.leases {
             None => None,
             Some(leases) => match leases.take(key).await {

@@ -8,11 +8,11 @@ use std::{io, sync::Arc, time::Duration};
 use poem::{EndpointExt, Route, handler, web::Data};
 use shutterbox_pipeline::RenderOptions;
 use shutterbox_queue::JobQueue;
-use shutterbox_worker::{JobStats, Renderer, Worker};
+use shutterbox_worker::{JobStats, RenderTimes, Renderer, Sweeper, Worker};
 use tokio::{net::TcpListener, sync::watch};
 
 use crate::{
-    app::StartError,
+    app::{JOB_DRAIN, StartError, SweepSchedule},
     backends::{open_metadata, open_queue, open_store},
     config::BackendConfig,
     routes::health,
@@ -42,6 +42,7 @@ pub struct WorkerConfig {
 struct Probe {
     stats: Arc<JobStats>,
     queue: Arc<dyn JobQueue>,
+    render_times: RenderTimes,
 }
 
 /// A worker process, connected and bound, ready to run.
@@ -49,6 +50,8 @@ pub struct WorkerProcess {
     listener: TcpListener,
     port: u16,
     worker: Worker,
+    sweeper: Sweeper,
+    sweep_interval: Duration,
     concurrency: usize,
     probe: Probe,
 }
@@ -66,15 +69,26 @@ impl WorkerProcess {
         // A worker never hands out upload URLs, so the local store needs no upload address.
         let store = open_store(&config.backend, String::new()).await?;
         let queue = open_queue(&config.backend).await?.queue;
+        let schedule = SweepSchedule::of(&config.backend);
+        let sweeper = Sweeper::new(metadata.clone(), store.clone(), schedule.grace);
         let renderer = Renderer::new(metadata, store.clone(), RenderOptions { max_pixels: config.max_source_pixels });
         let stats = Arc::new(JobStats::default());
+        let render_times = renderer.times().clone();
         let worker = Worker::new(queue.clone(), store, renderer)
             .with_stats(stats.clone())
             .with_retry_base(Duration::from_millis(config.backend.job_retry_base_ms.max(1)));
         let listen_error = |source| StartError::Listen { addr: config.listen.clone(), source };
         let listener = TcpListener::bind(&config.listen).await.map_err(listen_error)?;
         let port = listener.local_addr().map_err(listen_error)?.port();
-        Ok(Self { listener, port, worker, concurrency: config.concurrency.max(1), probe: Probe { stats, queue } })
+        Ok(Self {
+            listener,
+            port,
+            worker,
+            sweeper,
+            sweep_interval: schedule.interval,
+            concurrency: config.concurrency.max(1),
+            probe: Probe { stats, queue, render_times },
+        })
     }
 
     /// The port of `/healthz` and `/metrics`.
@@ -82,14 +96,20 @@ impl WorkerProcess {
         self.port
     }
 
-    /// Runs jobs until `shutdown` resolves, then finishes the jobs in hand.
+    /// Runs jobs until `shutdown` resolves; the jobs in hand then have `JOB_DRAIN` to finish before they are
+    /// handed back to the queue.
     pub async fn run_until(self, shutdown: impl Future<Output = ()> + Send) -> io::Result<()> {
         let (stop, stopped) = watch::channel(false);
-        let jobs = tokio::spawn(self.worker.run(self.concurrency, stopped));
+        let sweeper = tokio::spawn(self.sweeper.run(self.sweep_interval, stopped.clone()));
+        let jobs = tokio::spawn(self.worker.run(self.concurrency, stopped, JOB_DRAIN));
         let probes = Route::new().at("/healthz", health::live).at("/metrics", metrics).data(self.probe);
+        let shutdown = async move {
+            shutdown.await;
+            let _ = stop.send(true);
+        };
         let served = server::serve(self.listener, probes, shutdown, Duration::from_secs(5)).await;
-        let _ = stop.send(true);
         let _ = jobs.await;
+        let _ = sweeper.await;
         served
     }
 }
@@ -98,5 +118,11 @@ impl WorkerProcess {
 async fn metrics(probe: Data<&Probe>) -> poem::Response {
     let mut out = String::new();
     health::job_metrics(&mut out, &probe.stats, probe.queue.as_ref()).await;
+    let registry = prometheus::Registry::new();
+    if registry.register(probe.render_times.collector()).is_ok()
+        && let Ok(text) = prometheus::TextEncoder::new().encode_to_string(&registry.gather())
+    {
+        out.push_str(&text);
+    }
     poem::Response::builder().content_type("text/plain; version=0.0.4").body(out)
 }

@@ -114,4 +114,24 @@ pub trait MetadataStore: Send + Sync + 'static {
 
     /// A batch of the account and its progress; `None` for an unknown batch or another account's.
     async fn warm_progress(&self, account_id: &str, batch_id: &str) -> Result<Option<WarmProgress>>;
+
+    /// Notes that `object_key` is about to be written before any record refers to it (crash safety: see
+    /// `stale_objects`).
+    async fn begin_object(&self, object_key: &str, now_ms: i64) -> Result<()>;
+
+    /// The write of `object_key` is settled: its record exists, or the object was removed.
+    async fn end_object(&self, object_key: &str) -> Result<()>;
+
+    /// Objects begun before `before_ms` and never settled: their writer stopped between writing the object
+    /// and recording it. Oldest first, at most `limit`.
+    async fn stale_objects(&self, before_ms: i64, limit: u64) -> Result<Vec<String>>;
+
+    /// Whether a file or variant record refers to `object_key`.
+    async fn object_in_use(&self, object_key: &str) -> Result<bool>;
+
+    /// Pending uploads (confirmed or not) that expired before `before_ms`, oldest first, at most `limit`.
+    async fn expired_pending(&self, before_ms: i64, limit: u64) -> Result<Vec<PendingUpload>>;
+
+    /// Forgets a pending upload.
+    async fn delete_pending(&self, id: &str) -> Result<()>;
 }

@@ -23,6 +23,7 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
     (1, "initial", include_str!("../../migrations/0001_initial.sql")),
     (2, "variants", include_str!("../../migrations/0002_variants.sql")),
     (3, "warm_batches", include_str!("../../migrations/0003_warm_batches.sql")),
+    (4, "sweeping", include_str!("../../migrations/0004_sweeping.sql")),
 ];
 
 /// Warming items inserted per statement (3 parameters each, well under SQLite's 32,766).
@@ -533,5 +534,55 @@ impl MetadataStore for SqlMetadata {
             }
         }
         Ok(Some(progress))
+    }
+
+    async fn begin_object(&self, object_key: &str, now_ms: i64) -> Result<()> {
+        sqlx::query("INSERT INTO object_intents (object_key, created_at) VALUES ($1, $2) ON CONFLICT DO NOTHING")
+            .bind(object_key)
+            .bind(now_ms)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
+    async fn end_object(&self, object_key: &str) -> Result<()> {
+        sqlx::query("DELETE FROM object_intents WHERE object_key = $1").bind(object_key).execute(&self.pool).await?;
+        Ok(())
+    }
+
+    async fn stale_objects(&self, before_ms: i64, limit: u64) -> Result<Vec<String>> {
+        let rows = sqlx::query(
+            "SELECT object_key FROM object_intents WHERE created_at < $1 ORDER BY created_at, object_key LIMIT $2",
+        )
+        .bind(before_ms)
+        .bind(as_i64(limit))
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(|row| text(row, "object_key")).collect()
+    }
+
+    async fn object_in_use(&self, object_key: &str) -> Result<bool> {
+        let row = sqlx::query(
+            "SELECT (SELECT COUNT(*) FROM files WHERE object_key = $1) \
+             + (SELECT COUNT(*) FROM variants WHERE object_key = $1) AS n",
+        )
+        .bind(object_key)
+        .fetch_one(&self.pool)
+        .await?;
+        Ok(count(&row, "n")? > 0)
+    }
+
+    async fn expired_pending(&self, before_ms: i64, limit: u64) -> Result<Vec<PendingUpload>> {
+        let sql = format!(
+            "SELECT {PENDING_COLUMNS} FROM pending_uploads WHERE expires_at < $1 ORDER BY expires_at, id LIMIT $2"
+        );
+        let rows =
+            sqlx::query(sqlx::AssertSqlSafe(sql)).bind(before_ms).bind(as_i64(limit)).fetch_all(&self.pool).await?;
+        rows.iter().map(pending_of).collect()
+    }
+
+    async fn delete_pending(&self, id: &str) -> Result<()> {
+        sqlx::query("DELETE FROM pending_uploads WHERE id = $1").bind(id).execute(&self.pool).await?;
+        Ok(())
     }
 }

@@ -15,7 +15,11 @@ use image::{
     metadata::Orientation,
 };
 
-use crate::{PipelineError, geometry::Size};
+use crate::{
+    PipelineError,
+    geometry::Size,
+    gif_frames::{self, MAX_GIF_FRAMES},
+};
 
 /// Source formats the pipeline decodes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -108,6 +112,9 @@ pub fn decode_shrunk(
     let Some(image_format) = format.image_format() else {
         return decode_avif(bytes, max_pixels);
     };
+    if format == SourceFormat::Gif && gif_frames::count_frames(bytes, MAX_GIF_FRAMES)? > MAX_GIF_FRAMES {
+        return Err(PipelineError::TooManyFrames { max_frames: MAX_GIF_FRAMES });
+    }
     let mut reader = ImageReader::with_format(Cursor::new(bytes), image_format);
     let mut limits = Limits::default();
     // Headroom for decoders' working buffers: 8 bytes per allowed pixel (RGBA16) plus 64 MiB.

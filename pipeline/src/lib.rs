@@ -16,6 +16,7 @@ pub mod avif;
 pub mod decode;
 pub mod encode;
 pub mod geometry;
+pub mod gif_frames;
 pub mod ops;
 pub mod params;
 pub mod placeholder;
@@ -43,6 +44,8 @@ pub enum PipelineError {
     TooManyPixels { width: u32, height: u32, max_pixels: u64 },
     #[error("the image could not be decoded: {0}")]
     Decode(String),
+    #[error("the GIF has more than {max_frames} frames")]
+    TooManyFrames { max_frames: usize },
     #[error("crop {},{},{},{} lies outside the {width}x{height} image", crop.x, crop.y, crop.width, crop.height)]
     CropOutside { crop: CropRect, width: u32, height: u32 },
     #[error("the image could not be encoded: {0}")]

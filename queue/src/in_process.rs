@@ -101,6 +101,11 @@ impl JobQueue for InProcessQueue {
         Ok(RetryOutcome::Scheduled)
     }
 
+    async fn release(&self, delivery: Delivery) -> Result<(), QueueError> {
+        // Still pending and still queued under its dedupe key: it only goes back in line.
+        self.send(delivery)
+    }
+
     async fn depth(&self) -> Result<usize, QueueError> {
         Ok(self.pending.load(Ordering::Relaxed))
     }

@@ -107,6 +107,10 @@ pub trait JobQueue: Send + Sync + 'static {
     /// The job failed: try again after `delay`, or dead-letter it once it has had `MAX_ATTEMPTS`.
     async fn retry(&self, delivery: Delivery, delay: Duration) -> Result<RetryOutcome, QueueError>;
 
+    /// The worker stops before finishing the job (shutdown): hand it back at once, for another worker to
+    /// take, without counting an attempt.
+    async fn release(&self, delivery: Delivery) -> Result<(), QueueError>;
+
     /// Jobs waiting or scheduled for retry.
     async fn depth(&self) -> Result<usize, QueueError>;
 

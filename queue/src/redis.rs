@@ -227,6 +227,23 @@ static SCHEDULE: LazyLock<Script> = LazyLock::new(|| {
 
 /// Moves a job to the dead-letter stream and forgets it (same no-op rule as SCHEDULE).
 /// KEYS: stream, dead stream, [dedupe marker]. ARGV: group, id, job text, attempts, reason, max length.
+/// Hands a pending entry back: claimed by this consumer with an idle time past any claim timeout (so the
+/// next worker to look reclaims it) and its delivery count lowered by one (so this delivery does not count
+/// as an attempt). KEYS: stream; ARGV: group, id, consumer, idle ms. Returns 0 when the entry is no longer
+/// pending (acked, or reclaimed and finished elsewhere).
+static RELEASE: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
+        local pending = redis.call('XPENDING', KEYS[1], ARGV[1], ARGV[2], ARGV[2], 1)
+        if #pending == 0 then return 0 end
+        local delivered = tonumber(pending[1][4])
+        redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[3], 0, ARGV[2], 'IDLE', ARGV[4],
+            'RETRYCOUNT', math.max(delivered - 1, 0), 'JUSTID')
+        return 1
+        ",
+    )
+});
+
 static DEAD_LETTER: LazyLock<Script> = LazyLock::new(|| {
     Script::new(
         r"
@@ -685,6 +702,22 @@ impl JobQueue for RedisQueue {
             tracing::debug!(job = ?delivery.job, "a retried job had been reclaimed by another worker");
         }
         Ok(RetryOutcome::Scheduled)
+    }
+
+    async fn release(&self, delivery: Delivery) -> Result<(), QueueError> {
+        let inner = &self.inner;
+        let mut conn = inner.conn().await?;
+        let _: u32 = RELEASE
+            .key(&inner.stream)
+            .arg(GROUP)
+            .arg(&delivery.receipt)
+            .arg(&inner.consumer)
+            .arg(RELEASED_IDLE_MS)
+            .invoke_async(&mut conn)
+            .await
+            .map_err(|e| unavailable("cannot release a job", e))?;
+        self.settled(&delivery.receipt);
+        Ok(())
     }
 
     async fn depth(&self) -> Result<usize, QueueError> {

@@ -371,6 +371,25 @@ async fn a_cancelled_next_hands_its_job_back_at_once() {
 }
 
 #[tokio::test]
+async fn a_released_job_goes_to_another_worker_at_once_as_the_same_attempt() {
+    let scope = Scope::new();
+    // Reclaiming a dead worker's job would take 30 s: a prompt delivery shows the release.
+    let options = |consumer| RedisQueueOptions { claim_idle: Duration::from_secs(30), ..scope.options(consumer) };
+    let a = scope.queue_with(options("a")).await;
+    a.enqueue(job("handed-back")).await.unwrap();
+    let taken = next(&a).await;
+    a.release(taken.clone()).await.unwrap();
+    drop(a);
+    let b = scope.queue_with(options("b")).await;
+    let started = Instant::now();
+    let again = next(&b).await;
+    assert!(started.elapsed() < Duration::from_secs(5), "took {:?}", started.elapsed());
+    assert_eq!((again.job.clone(), again.attempt, again.receipt.clone()), (job("handed-back"), 1, taken.receipt));
+    b.ack(&again).await.unwrap();
+    assert_eq!(b.depth().await.unwrap(), 0);
+}
+
+#[tokio::test]
 async fn a_lost_consumer_group_is_recreated() {
     let scope = Scope::new();
     let queue = scope.queue("solo").await;

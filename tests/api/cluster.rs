@@ -11,18 +11,7 @@ use std::{
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
-use crate::helpers::{PNG, TestApp, assert_error};
-
-/// Polls `check` every 50 ms until it holds, for at most `secs` seconds.
-async fn eventually<F: Future<Output = bool>>(secs: u64, what: &str, mut check: impl FnMut() -> F) {
-    for _ in 0..secs * 20 {
-        if check().await {
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    panic!("{what}: not within {secs} s");
-}
+use crate::helpers::{PNG, TestApp, assert_error, eventually, noise_jpeg};
 
 async fn pending_jobs(app: &TestApp) -> i64 {
     let mut redis = app.redis().await;
@@ -37,25 +26,11 @@ async fn pending_jobs(app: &TestApp) -> i64 {
     }
 }
 
-/// A 2400×2400 noise JPEG: encoding it as AVIF takes a worker seconds, long enough to kill it meanwhile.
-fn heavy_jpeg() -> Vec<u8> {
-    let mut state = 0x2545_f491_u32;
-    let image = image::RgbImage::from_fn(2400, 2400, |_, _| {
-        state ^= state << 13;
-        state ^= state >> 17;
-        state ^= state << 5;
-        let [r, g, b, _] = state.to_le_bytes();
-        image::Rgb([r, g, b])
-    });
-    let mut bytes = Vec::new();
-    image::codecs::jpeg::JpegEncoder::new_with_quality(&mut bytes, 90).encode_image(&image).unwrap();
-    bytes
-}
-
-#[tokio::test]
-async fn a_worker_killed_mid_job_has_its_job_finished_by_another() {
-    let mut app = TestApp::spawn_cluster(|c| c.backend.job_timeout_secs = 1).await;
-    let file = app.upload("heavy.jpg", "image/jpeg", &heavy_jpeg()).await;
+/// Uploads a heavy JPEG, asks for its AVIF variant, and waits until the worker holds that render job;
+/// returns the variant's URL.
+async fn render_job_in_hand(app: &TestApp) -> String {
+    // 2400×2400 noise: encoding it as AVIF takes a worker seconds, long enough to stop it meanwhile.
+    let file = app.upload("heavy.jpg", "image/jpeg", &noise_jpeg(2400)).await;
     let id = file["id"].as_str().unwrap().to_owned();
     app.wait_for_jobs(1).await; // the thumbnail
     let response = app
@@ -65,8 +40,14 @@ async fn a_worker_killed_mid_job_has_its_job_finished_by_another() {
         .await
         .unwrap();
     let url = response.json::<Value>().await.unwrap()["url"].as_str().unwrap().to_owned();
+    eventually(20, "the worker takes the render job", || async { pending_jobs(app).await == 1 }).await;
+    url
+}
 
-    eventually(20, "the worker takes the render job", || async { pending_jobs(&app).await == 1 }).await;
+#[tokio::test]
+async fn a_worker_killed_mid_job_has_its_job_finished_by_another() {
+    let mut app = TestApp::spawn_cluster(|c| c.backend.job_timeout_secs = 1).await;
+    let url = render_job_in_hand(&app).await;
     app.kill_worker();
     assert_eq!(pending_jobs(&app).await, 1, "the job is still held by the dead worker");
 
@@ -81,6 +62,30 @@ async fn a_worker_killed_mid_job_has_its_job_finished_by_another() {
     assert_eq!(dead, 0, "nothing was dead-lettered");
 
     // The variant was kept: the request reads it from the store instead of rendering.
+    let renders = app.metric("shutterbox_renders_total").await;
+    let (status, content_type, _) = app.fetch(&url).await;
+    assert_eq!((status, content_type.as_str()), (StatusCode::OK, "image/avif"));
+    assert_eq!(app.metric("shutterbox_renders_total").await, renders);
+}
+
+#[tokio::test]
+async fn a_worker_stopped_with_sigterm_finishes_its_job_and_exits() {
+    let mut app = TestApp::spawn_cluster(|_| {}).await;
+    let url = render_job_in_hand(&app).await;
+
+    // Encoding that AVIF takes longer than the worker's 20 s drain (a debug build): it hands the job back.
+    let (status, took) = app.terminate_worker();
+    assert!(status.success(), "the worker exits cleanly: {status:?}");
+    assert!(took < Duration::from_secs(30), "the worker exits within 30 s of SIGTERM (took {took:?})");
+
+    // Nothing is lost: the next worker takes the job at once and finishes it, without a failed attempt.
+    app.start_worker("worker-2").await;
+    eventually(120, "the second worker finishes the job", || async {
+        app.job_metric("shutterbox_jobs_total{outcome=\"done\"}").await >= 1
+    })
+    .await;
+    assert_eq!(pending_jobs(&app).await, 0);
+    assert_eq!(app.job_metric("shutterbox_jobs_total{outcome=\"retried\"}").await, 0);
     let renders = app.metric("shutterbox_renders_total").await;
     let (status, content_type, _) = app.fetch(&url).await;
     assert_eq!((status, content_type.as_str()), (StatusCode::OK, "image/avif"));

@@ -6,49 +6,16 @@
 use reqwest::{Method, Response, StatusCode, header};
 use serde_json::Value;
 use shutterbox_model::Scope;
-use tokio::{
-    io::{AsyncReadExt, AsyncWriteExt},
-    net::TcpStream,
-};
 
-use crate::helpers::{PNG, TestApp, assert_error};
+use crate::helpers::{PNG, RawResponse, TestApp, assert_error, raw_request};
 
 fn header_of<'a>(response: &'a Response, name: &str) -> Option<&'a str> {
     response.headers().get(name).and_then(|v| v.to_str().ok())
 }
 
-/// A response read off a raw socket.
-struct RawResponse {
-    status: u16,
-    headers: Vec<(String, String)>,
-    body: Vec<u8>,
-}
-
-impl RawResponse {
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
-    }
-}
-
-/// Sends `GET <target>` exactly as written — no client-side normalization of `..`, `%2e` or `//` — and reads
-/// the whole response.
+/// Sends `GET <target>` exactly as written.
 async fn raw_get(app: &TestApp, target: &str) -> RawResponse {
-    let addr = app.root.strip_prefix("http://").unwrap();
-    let mut stream = TcpStream::connect(addr).await.unwrap();
-    let request = format!("GET {target} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
-    stream.write_all(request.as_bytes()).await.unwrap();
-    let mut bytes = Vec::new();
-    stream.read_to_end(&mut bytes).await.unwrap();
-    let split = bytes.windows(4).position(|w| w == b"\r\n\r\n").unwrap_or_else(|| panic!("{target}: no header end"));
-    let head = String::from_utf8_lossy(&bytes[..split]).into_owned();
-    let mut lines = head.split("\r\n");
-    let status_line = lines.next().unwrap();
-    let status = status_line.split(' ').nth(1).and_then(|s| s.parse().ok()).unwrap_or_else(|| panic!("{status_line}"));
-    let headers = lines
-        .filter_map(|line| line.split_once(':'))
-        .map(|(name, value)| (name.trim().to_owned(), value.trim().to_owned()))
-        .collect();
-    RawResponse { status, headers, body: bytes[split + 4..].to_vec() }
+    raw_request(app, "GET", target, &[], b"").await
 }
 
 /// Uploads the PNG fixture as `default/cat.png` and returns its file object.

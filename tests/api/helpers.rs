@@ -159,7 +159,7 @@ impl TestApp {
             let port = free_port();
             let mut command = Command::new(env!("CARGO_BIN_EXE_shutterbox"));
             command.arg("serve").envs(service_env(&config)).env("SHUTTERBOX_LISTEN", format!("127.0.0.1:{port}"));
-            let child = start(command, &logs, node);
+            let child = start(&mut command, &logs, node);
             let node_root = format!("http://127.0.0.1:{port}");
             wait_healthy(&node_root, &logs, node).await;
             if key.is_none() {
@@ -207,6 +207,14 @@ impl TestApp {
             worker.kill().expect("SIGKILL the worker");
             worker.wait().expect("the worker exits");
         }
+    }
+
+    /// Sends SIGTERM to the worker process and waits for it to exit (at most 60 s; distributed only).
+    /// Returns its exit status and how long it took.
+    pub fn terminate_worker(&mut self) -> (std::process::ExitStatus, Duration) {
+        assert!(!self.is_embedded(), "only the distributed deployment has a worker process");
+        let worker = self.processes.last_mut().expect("a worker process");
+        terminate(worker, Duration::from_secs(60))
     }
 
     /// Starts another worker process and makes it the one `job_metric` reads (distributed only).
@@ -361,14 +369,14 @@ async fn start_worker(config: &Config, logs: &std::path::Path, name: &str) -> (C
         .args(["worker", "--concurrency", "2"])
         .envs(service_env(config))
         .env("SHUTTERBOX_WORKER_LISTEN", format!("127.0.0.1:{port}"));
-    let child = start(command, logs, name);
+    let child = start(&mut command, logs, name);
     let root = format!("http://127.0.0.1:{port}");
     wait_healthy(&root, logs, name).await;
     (child, root)
 }
 
 /// A port free a moment ago (the child process binds it).
-fn free_port() -> u16 {
+pub fn free_port() -> u16 {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a free port");
     listener.local_addr().expect("address").port()
 }
@@ -388,6 +396,10 @@ fn service_env(config: &Config) -> Vec<(&'static str, String)> {
         ("SHUTTERBOX_REDIS_PREFIX", b.redis_prefix.clone()),
         ("SHUTTERBOX_JOB_TIMEOUT_SECS", b.job_timeout_secs.to_string()),
         ("SHUTTERBOX_JOB_RETRY_BASE_MS", b.job_retry_base_ms.to_string()),
+        ("SHUTTERBOX_SWEEP_INTERVAL_SECS", b.sweep_interval_secs.to_string()),
+        ("SHUTTERBOX_SWEEP_GRACE_SECS", b.sweep_grace_secs.to_string()),
+        ("SHUTTERBOX_RENDER_CONCURRENCY", config.render_concurrency.to_string()),
+        ("SHUTTERBOX_RENDER_QUEUE", config.render_queue.to_string()),
         ("SHUTTERBOX_S3_BUCKET", b.s3.bucket.clone()),
         ("SHUTTERBOX_S3_REGION", b.s3.region.clone()),
         ("SHUTTERBOX_LOG", "info".into()),
@@ -407,8 +419,94 @@ fn service_env(config: &Config) -> Vec<(&'static str, String)> {
     env
 }
 
+/// `shutterbox serve` as a process of its own (embedded, on `data`), for tests of the process itself: its
+/// logs, signals, crashes and restarts.
+pub struct ServeProcess {
+    pub child: Child,
+    pub root: String,
+    /// The bootstrap key, when this start created the account (the first start on `data`).
+    pub key: Option<String>,
+    pub logs: PathBuf,
+    name: String,
+}
+
+impl ServeProcess {
+    /// Starts it on `port` with `env` on top of the defaults, and waits until it is healthy.
+    pub async fn start(data: &std::path::Path, port: u16, name: &str, env: &[(&str, &str)]) -> Self {
+        let logs = data.with_file_name(format!("{}-logs", data.file_name().and_then(|n| n.to_str()).unwrap_or("data")));
+        std::fs::create_dir_all(&logs).expect("log dir");
+        let mut command = Command::new(env!("CARGO_BIN_EXE_shutterbox"));
+        command
+            .arg("serve")
+            .env("SHUTTERBOX_DATA_DIR", data)
+            .env("SHUTTERBOX_LISTEN", format!("127.0.0.1:{port}"))
+            .env_remove("FAILPOINTS");
+        let child = start(command.envs(env.iter().copied()), &logs, name);
+        let root = format!("http://127.0.0.1:{port}");
+        wait_healthy(&root, &logs, name).await;
+        let stdout = std::fs::read_to_string(logs.join(format!("{name}.stdout"))).unwrap_or_default();
+        let key = stdout.lines().find(|l| l.starts_with("sbx_")).map(str::to_owned);
+        Self { child, root, key, logs, name: name.to_owned() }
+    }
+
+    /// Asks for an upload URL with the bootstrap key and PUTs `bytes` there; returns the presign answer.
+    pub async fn presign_and_put(&self, client: &Client, filename: &str, mimetype: &str, bytes: &[u8]) -> Value {
+        let key = self.key.as_deref().expect("the bootstrap key (a first start)");
+        let pending: Value = client
+            .post(format!("{}/v1/upload/presign", self.root))
+            .header("ApiKey", key)
+            .json(&json!({"filename": filename, "mimetype": mimetype, "size": bytes.len()}))
+            .send()
+            .await
+            .expect("presign")
+            .json()
+            .await
+            .expect("presign json");
+        let put = client.put(pending["uploadUrl"].as_str().expect("uploadUrl")).body(bytes.to_vec()).send().await;
+        assert_eq!(put.expect("PUT").status(), StatusCode::OK);
+        pending
+    }
+
+    /// Confirms `pending` (a `presign_and_put` answer) with the bootstrap key.
+    pub fn confirm(&self, client: &Client, pending: &Value) -> impl Future<Output = reqwest::Result<Response>> + use<> {
+        let key = self.key.clone().expect("the bootstrap key (a first start)");
+        client
+            .post(format!("{}/v1/upload/confirm", self.root))
+            .header("ApiKey", key)
+            .json(&json!({"pendingUploadId": pending["pendingUploadId"]}))
+            .send()
+    }
+
+    /// What it has written to standard error so far.
+    pub fn stderr(&self) -> String {
+        std::fs::read_to_string(self.logs.join(format!("{}.stderr", self.name))).unwrap_or_default()
+    }
+}
+
+impl Drop for ServeProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Sends SIGTERM to `child` and waits for it to exit, for at most `limit` (then kills it and fails).
+pub fn terminate(child: &mut Child, limit: Duration) -> (std::process::ExitStatus, Duration) {
+    let started = std::time::Instant::now();
+    let sent = Command::new("kill").args(["-TERM", &child.id().to_string()]).status().expect("kill runs");
+    assert!(sent.success(), "SIGTERM was delivered");
+    while started.elapsed() < limit {
+        if let Some(status) = child.try_wait().expect("wait on the child") {
+            return (status, started.elapsed());
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let _ = child.kill();
+    panic!("the process did not exit within {limit:?} of SIGTERM");
+}
+
 /// Starts a child process with its output in `<logs>/<name>.stdout|stderr`.
-pub fn start(mut command: Command, logs: &std::path::Path, name: &str) -> Child {
+pub fn start(command: &mut Command, logs: &std::path::Path, name: &str) -> Child {
     let file = |ext: &str| std::fs::File::create(logs.join(format!("{name}.{ext}"))).expect("log file");
     // The variables of the developer's shell must not leak into the child's configuration.
     for (var, _) in
@@ -457,4 +555,78 @@ async fn round_robin(listener: TcpListener, backends: Vec<String>) {
             }
         });
     }
+}
+
+/// A `side`×`side` noise JPEG (q 90): slow to encode as AVIF, so a render of it is still running while a
+/// test kills or stops the process doing it.
+pub fn noise_jpeg(side: u32) -> Vec<u8> {
+    let mut state = 0x2545_f491_u32;
+    let image = image::RgbImage::from_fn(side, side, |_, _| {
+        state ^= state << 13;
+        state ^= state >> 17;
+        state ^= state << 5;
+        let [r, g, b, _] = state.to_le_bytes();
+        image::Rgb([r, g, b])
+    });
+    let mut bytes = Vec::new();
+    image::codecs::jpeg::JpegEncoder::new_with_quality(&mut bytes, 90).encode_image(&image).expect("encode");
+    bytes
+}
+
+/// Polls `check` every 50 ms until it holds, for at most `secs` seconds.
+pub async fn eventually<F: Future<Output = bool>>(secs: u64, what: &str, mut check: impl FnMut() -> F) {
+    for _ in 0..secs * 20 {
+        if check().await {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("{what}: not within {secs} s");
+}
+
+/// A response read off a raw socket.
+pub struct RawResponse {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+}
+
+impl RawResponse {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+    }
+}
+
+/// Sends `<method> <target>` exactly as written — no client-side normalization of `..`, `%2e` or `//` —
+/// with `headers` and `body`, and reads the whole response.
+pub async fn raw_request(
+    app: &TestApp,
+    method: &str,
+    target: &str,
+    headers: &[(&str, &str)],
+    body: &[u8],
+) -> RawResponse {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let addr = app.root.strip_prefix("http://").expect("an http root");
+    let mut stream = tokio::net::TcpStream::connect(addr).await.expect("connect");
+    let mut request = format!("{method} {target} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
+    for (name, value) in headers {
+        request.push_str(&format!("{name}: {value}\r\n"));
+    }
+    request.push_str(&format!("Content-Length: {}\r\n\r\n", body.len()));
+    let mut bytes = request.into_bytes();
+    bytes.extend_from_slice(body);
+    stream.write_all(&bytes).await.expect("send");
+    let mut bytes = Vec::new();
+    stream.read_to_end(&mut bytes).await.unwrap();
+    let split = bytes.windows(4).position(|w| w == b"\r\n\r\n").unwrap_or_else(|| panic!("{target}: no header end"));
+    let head = String::from_utf8_lossy(&bytes[..split]).into_owned();
+    let mut lines = head.split("\r\n");
+    let status_line = lines.next().unwrap();
+    let status = status_line.split(' ').nth(1).and_then(|s| s.parse().ok()).unwrap_or_else(|| panic!("{status_line}"));
+    let headers = lines
+        .filter_map(|line| line.split_once(':'))
+        .map(|(name, value)| (name.trim().to_owned(), value.trim().to_owned()))
+        .collect();
+    RawResponse { status, headers, body: bytes[split + 4..].to_vec() }
 }

@@ -3,6 +3,7 @@
 //! in-process queue) and in separate worker processes (distributed mode). `variants` holds the
 //! render-and-keep code the API's on-demand path shares.
 
+pub mod sweeper;
 pub mod variants;
 
 use std::{
@@ -19,8 +20,9 @@ use shutterbox_model::clock::now_ms;
 use shutterbox_pipeline::{Target, Transform};
 use shutterbox_queue::{Delivery, Job, JobQueue, RetryOutcome};
 use shutterbox_storage::{ObjectKey, ObjectStore, StoreError};
+pub use sweeper::{SweepReport, Sweeper};
 use tokio::{sync::watch, task::JoinSet};
-pub use variants::{Renderer, Variant, VariantError, VariantSpec};
+pub use variants::{RenderTimes, Renderer, Variant, VariantError, VariantSpec};
 
 #[derive(Debug, thiserror::Error)]
 pub enum JobError {
@@ -192,8 +194,36 @@ impl Worker {
         }
     }
 
-    /// Runs `concurrency` job loops until `shutdown` turns true; a job in progress is finished first.
-    pub async fn run(self, concurrency: usize, shutdown: watch::Receiver<bool>) {
+    /// Runs a job; once `shutdown` has been true for `drain`, stops it and hands it back to the queue
+    /// instead. Returns whether the job ran to its end.
+    async fn handle_or_release(
+        &self,
+        delivery: Delivery,
+        shutdown: &mut watch::Receiver<bool>,
+        drain: Duration,
+    ) -> bool {
+        let copy = delivery.clone();
+        let drained = async {
+            let _ = shutdown.wait_for(|stop| *stop).await;
+            tokio::time::sleep(drain).await;
+        };
+        tokio::select! {
+            () = self.handle(delivery) => true,
+            () = drained => {
+                // At-least-once: had it finished meanwhile, its next worker finds the work done.
+                match self.queue.release(copy).await {
+                    Ok(()) => tracing::info!("shutting down: handed an unfinished job back to the queue"),
+                    Err(e) => tracing::warn!(error = %e, "could not hand a job back; it is reclaimed after its timeout"),
+                }
+                false
+            }
+        }
+    }
+
+    /// Runs `concurrency` job loops until `shutdown` turns true. A job in progress then has `drain` to
+    /// finish; one still running after that is handed back to the queue, so stopping takes at most `drain`
+    /// (plus a round trip) and loses no job.
+    pub async fn run(self, concurrency: usize, shutdown: watch::Receiver<bool>, drain: Duration) {
         let mut loops = JoinSet::new();
         for _ in 0..concurrency.max(1) {
             let worker = self.clone();
@@ -206,7 +236,11 @@ impl Worker {
                         next = worker.queue.next() => next,
                     };
                     match next {
-                        Ok(Some(delivery)) => worker.handle(delivery).await,
+                        Ok(Some(delivery)) => {
+                            if !worker.handle_or_release(delivery, &mut shutdown, drain).await {
+                                break;
+                            }
+                        }
                         Ok(None) => break,
                         Err(e) => {
                             tracing::warn!(error = %e, "job queue unavailable; pausing");
@@ -286,7 +320,7 @@ mod tests {
 
     async fn run_until_drained(worker: Worker, queue: &InProcessQueue) {
         let (stop, shutdown) = watch::channel(false);
-        let running = tokio::spawn(worker.run(2, shutdown));
+        let running = tokio::spawn(worker.run(2, shutdown, Duration::from_secs(5)));
         for _ in 0..500 {
             if queue.depth().await.unwrap() == 0 {
                 break;

@@ -5,6 +5,7 @@
 use std::sync::Arc;
 
 use bytes::Bytes;
+use prometheus::{HistogramOpts, HistogramVec};
 use sha2::{Digest, Sha256};
 use shutterbox_metadata::{FileRecord, MetadataError, MetadataStore, VariantRecord};
 use shutterbox_pipeline::{PipelineError, RenderOptions, Target, Transform, render};
@@ -51,17 +52,50 @@ pub enum VariantError {
     Task(String),
 }
 
+/// Render times by output format (`shutterbox_render_duration_seconds`; its count is the renders made).
+#[derive(Clone)]
+pub struct RenderTimes(HistogramVec);
+
+impl RenderTimes {
+    fn new() -> Self {
+        let opts = HistogramOpts::new(
+            "shutterbox_render_duration_seconds",
+            "Time to render a variant (decode, transform, encode), by output format and outcome.",
+        )
+        .buckets(vec![0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0]);
+        Self(
+            HistogramVec::new(opts, &["format", "outcome"])
+                .unwrap_or_else(|e| unreachable!("static metric definition: {e}")),
+        )
+    }
+
+    /// The histogram, for a registry to expose.
+    pub fn collector(&self) -> Box<dyn prometheus::core::Collector> {
+        Box::new(self.0.clone())
+    }
+
+    fn observe(&self, format: &str, outcome: &str, seconds: f64) {
+        self.0.with_label_values(&[format, outcome]).observe(seconds);
+    }
+}
+
 /// Renders and keeps variants.
 #[derive(Clone)]
 pub struct Renderer {
     metadata: Arc<dyn MetadataStore>,
     store: Arc<dyn ObjectStore>,
     options: RenderOptions,
+    times: RenderTimes,
 }
 
 impl Renderer {
     pub fn new(metadata: Arc<dyn MetadataStore>, store: Arc<dyn ObjectStore>, options: RenderOptions) -> Self {
-        Self { metadata, store, options }
+        Self { metadata, store, options, times: RenderTimes::new() }
+    }
+
+    /// Render times of every render this renderer made (API and jobs alike).
+    pub fn times(&self) -> &RenderTimes {
+        &self.times
     }
 
     pub fn metadata(&self) -> &dyn MetadataStore {
@@ -81,11 +115,16 @@ impl Renderer {
         let key =
             ObjectKey::parse(&file.object_key).map_err(|_| VariantError::MalformedKey(file.object_key.clone()))?;
         let source = self.store.get(&key).await?.ok_or_else(|| VariantError::OriginalMissing(file.id.clone()))?;
-        let (transform, target, options) = (spec.transform, spec.target, self.options);
+        let (transform, target, options, times) = (spec.transform, spec.target, self.options, self.times.clone());
         let rendered = tokio::task::spawn_blocking(move || {
             let started = std::time::Instant::now();
             let rendered = render(&source, &transform, target, options);
-            tracing::debug!(elapsed_ms = started.elapsed().as_secs_f64() * 1e3, "rendered");
+            let seconds = started.elapsed().as_secs_f64();
+            tracing::debug!(elapsed_ms = seconds * 1e3, "rendered");
+            match &rendered {
+                Ok(r) => times.observe(Target::Format(r.format).as_str(), "ok", seconds),
+                Err(_) => times.observe(target.as_str(), "failed", seconds),
+            }
             rendered
         })
         .await
@@ -105,6 +144,8 @@ impl Renderer {
     ) -> Result<(), VariantError> {
         let digest = spec.digest();
         let key = ObjectKey::variant(&file.id, &digest);
+        // Noted first, so a crash between the put and the record leaves nothing the sweep cannot find.
+        self.metadata.begin_object(&key.to_string(), now_ms).await?;
         self.store.put(&key, variant.bytes.clone(), &variant.content_type).await?;
         let record = VariantRecord {
             file_id: file.id.clone(),
@@ -119,6 +160,7 @@ impl Renderer {
                 self.store.delete(&key).await?;
             }
         }
+        self.metadata.end_object(&key.to_string()).await?;
         Ok(())
     }
 

@@ -60,7 +60,18 @@ pub async fn metrics(state: Data<&AppState>) -> poem::Response {
     ] {
         let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} counter\n{name} {value}");
     }
+    let admission = state.variants.admission();
+    let _ = writeln!(
+        out,
+        "# HELP shutterbox_renders_in_flight Renders a request waits on, running or waiting for a turn.\n\
+         # TYPE shutterbox_renders_in_flight gauge\nshutterbox_renders_in_flight {}\n\
+         # HELP shutterbox_renders_rejected_total Cold variants answered 503 because the render queue was full.\n\
+         # TYPE shutterbox_renders_rejected_total counter\nshutterbox_renders_rejected_total {}",
+        admission.in_flight(),
+        admission.rejected.load(Ordering::Relaxed)
+    );
     job_metrics(&mut out, &state.jobs, state.queue.as_ref()).await;
+    state.http_metrics.render(&mut out);
     poem::Response::builder().content_type("text/plain; version=0.0.4").body(out)
 }
 

@@ -173,6 +173,9 @@ impl UploadApi {
         // racing confirms never share or lose an object.
         let file_id = Uuid::now_v7().to_string();
         let file_key = ObjectKey::original(&file_id);
+        // Noted before the copy: should this process die before the record exists, the sweep removes the
+        // copy (worker/src/sweeper.rs). Racing attempts that lose leave theirs to the sweep as well.
+        state.metadata.begin_object(&file_key.to_string(), now).await?;
         if let Err(e) = state.store.copy(&pending_key, &file_key).await {
             // The object vanishes when a racing confirm of this upload wins: answer with its file.
             if let Some(file_id) = confirmed_meanwhile(&state, &pending.id).await? {
@@ -180,6 +183,8 @@ impl UploadApi {
             }
             return Err(e.into());
         }
+        // Tests stop the process here to leave exactly what a crash would (tests/api/sweep.rs).
+        fail::fail_point!("confirm-after-copy");
         let new_file = NewFile {
             id: file_id,
             account_id: caller.account_id.clone(),
@@ -193,6 +198,10 @@ impl UploadApi {
         let outcome = state.metadata.confirm_pending(&pending.id, new_file).await;
         match outcome {
             Ok(ConfirmOutcome::Created(file)) => {
+                if let Err(e) = state.metadata.end_object(&file.object_key).await {
+                    // The sweep finds the record and only drops the note.
+                    tracing::warn!(error = %e, "could not settle a confirmed upload's object note");
+                }
                 tokio::join!(state.discard(&pending_key), thumbnail::enqueue(&state, &file));
                 Ok(Json(ConfirmResponse {
                     message: "Upload confirmed".into(),

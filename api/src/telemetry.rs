@@ -1,0 +1,183 @@
+//! What the service tells its operator about each request: an `X-Request-Id` on every response (the
+//! caller's own when it sent a sane one), a tracing span carrying that id around everything the request
+//! logs, and the request's count and latency by route, method and status for `/metrics`.
+//!
+//! Requests are logged at `debug` under the target `shutterbox::access` (5xx at `warn`): a cached variant is
+//! answered in microseconds, and a line per request at the default level would cost more than the answer.
+//! `SHUTTERBOX_LOG=info,shutterbox::access=debug` turns the access log on. Paths are logged without their
+//! query, so presigned-URL signatures stay out of the logs; keys travel in headers, which are never logged.
+
+use std::{sync::Arc, time::Instant};
+
+use poem::{Endpoint, Request, Response, http::HeaderValue};
+use prometheus::{HistogramOpts, HistogramVec, IntCounterVec, Opts, Registry};
+use tracing::Instrument;
+
+pub const REQUEST_ID: &str = "x-request-id";
+
+/// Latency buckets in seconds: from a memory hit (sub-millisecond) to a large cold render.
+const LATENCY_BUCKETS: &[f64] = &[0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0];
+
+/// The per-request series, in a registry of their own per server (tests run several servers in one process).
+#[derive(Clone)]
+pub struct HttpMetrics {
+    registry: Registry,
+    requests: IntCounterVec,
+    latency: HistogramVec,
+}
+
+impl HttpMetrics {
+    pub fn new() -> Self {
+        let labels = &["route", "method", "status"];
+        let requests = IntCounterVec::new(
+            Opts::new("shutterbox_http_requests_total", "HTTP requests answered, by route, method and status."),
+            labels,
+        )
+        .unwrap_or_else(|e| unreachable!("static metric definition: {e}"));
+        let latency = HistogramVec::new(
+            HistogramOpts::new(
+                "shutterbox_http_request_duration_seconds",
+                "Time from the request's arrival to its response headers, by route, method and status.",
+            )
+            .buckets(LATENCY_BUCKETS.to_vec()),
+            labels,
+        )
+        .unwrap_or_else(|e| unreachable!("static metric definition: {e}"));
+        let registry = Registry::new();
+        for collector in [Box::new(requests.clone()) as Box<dyn prometheus::core::Collector>, Box::new(latency.clone())]
+        {
+            registry.register(collector).unwrap_or_else(|e| unreachable!("distinct metric names: {e}"));
+        }
+        Self { registry, requests, latency }
+    }
+
+    /// Adds another collector (render times, say) to the same exposition.
+    pub fn register(&self, collector: Box<dyn prometheus::core::Collector>) {
+        if let Err(e) = self.registry.register(collector) {
+            tracing::warn!(error = %e, "a metric could not be registered");
+        }
+    }
+
+    /// The registry's series in the Prometheus text format (0.0.4).
+    pub fn render(&self, out: &mut String) {
+        match prometheus::TextEncoder::new().encode_to_string(&self.registry.gather()) {
+            Ok(text) => out.push_str(&text),
+            Err(e) => tracing::warn!(error = %e, "metrics could not be encoded"),
+        }
+    }
+
+    fn observe(&self, route: &str, method: &str, status: u16, seconds: f64) {
+        let status = status.to_string();
+        let labels = [route, method, status.as_str()];
+        self.requests.with_label_values(&labels).inc();
+        self.latency.with_label_values(&labels).observe(seconds);
+    }
+}
+
+impl Default for HttpMetrics {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// The outermost middleware: request id, span, access log line and metrics.
+pub async fn observe<E: Endpoint>(endpoint: Arc<E>, metrics: HttpMetrics, request: Request) -> poem::Result<Response> {
+    let started = Instant::now();
+    let id = request
+        .headers()
+        .get(REQUEST_ID)
+        .and_then(|v| v.to_str().ok())
+        .filter(|v| acceptable_id(v))
+        .map(str::to_owned)
+        .unwrap_or_else(|| uuid::Uuid::now_v7().simple().to_string());
+    let method = method_label(request.method());
+    let fallback_route = route_of(request.uri().path());
+    let span = tracing::info_span!("request", id = %id, method, path = %request.uri().path());
+    let mut response = endpoint.get_response(request).instrument(span.clone()).await;
+
+    // Operations of the OpenAPI service name themselves; the routes beside it are named by their prefix.
+    let route = response.data::<poem_openapi::OperationId>().map_or(fallback_route, |op| op.0);
+    let status = response.status().as_u16();
+    let seconds = started.elapsed().as_secs_f64();
+    metrics.observe(route, method, status, seconds);
+    if let Ok(value) = HeaderValue::from_str(&id) {
+        response.headers_mut().insert(REQUEST_ID, value);
+    }
+    span.in_scope(|| {
+        if status >= 500 {
+            tracing::warn!(target: "shutterbox::access", status, route, ms = seconds * 1e3, "request failed");
+        } else {
+            tracing::debug!(target: "shutterbox::access", status, route, ms = seconds * 1e3, "request");
+        }
+    });
+    Ok(response)
+}
+
+/// A caller's request id is echoed only when it is short and plain, so it cannot forge log lines or headers.
+fn acceptable_id(id: &str) -> bool {
+    (1..=128).contains(&id.len()) && id.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
+}
+
+fn method_label(method: &poem::http::Method) -> &'static str {
+    use poem::http::Method;
+    match *method {
+        Method::GET => "GET",
+        Method::HEAD => "HEAD",
+        Method::POST => "POST",
+        Method::PUT => "PUT",
+        Method::DELETE => "DELETE",
+        Method::OPTIONS => "OPTIONS",
+        Method::PATCH => "PATCH",
+        _ => "OTHER",
+    }
+}
+
+/// The route label of a request the OpenAPI service did not answer: a fixed set, so that arbitrary paths
+/// (scanners, 404s) never create new series.
+fn route_of(path: &str) -> &'static str {
+    let prefixed = |prefix: &str| path.strip_prefix(prefix).is_some_and(|rest| rest.starts_with('/'));
+    if prefixed("/v1/file") {
+        if path.ends_with("/transform-url") { "transformUrl" } else { "deliverFile" }
+    } else if prefixed("/v1/raw") {
+        "deliverRaw"
+    } else if prefixed("/v1/files") && path.ends_with("/thumbnail") {
+        "thumbnail"
+    } else if prefixed("/storage") {
+        "storageUpload"
+    } else if path == "/v1/openapi.json" {
+        "openapiDocument"
+    } else if path == "/v1/docs" || prefixed("/v1/docs") {
+        "docs"
+    } else {
+        match path {
+            "/healthz" => "healthz",
+            "/readyz" => "readyz",
+            "/metrics" => "metrics",
+            _ => "other",
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn request_ids_from_callers_are_plain_and_short() {
+        assert!(acceptable_id("abc-123_X.y"));
+        assert!(!acceptable_id(""));
+        assert!(!acceptable_id("a\r\nSet-Cookie: x"));
+        assert!(!acceptable_id("spaced id"));
+        assert!(!acceptable_id(&"a".repeat(129)));
+    }
+
+    #[test]
+    fn unknown_paths_share_one_route_label() {
+        assert_eq!(route_of("/v1/file/acme/cat.jpg"), "deliverFile");
+        assert_eq!(route_of("/v1/raw/acme/cat.jpg"), "deliverRaw");
+        assert_eq!(route_of("/v1/files/0190/thumbnail"), "thumbnail");
+        assert_eq!(route_of("/v1/filesystem"), "other");
+        assert_eq!(route_of("/wp-admin/setup.php"), "other");
+        assert_eq!(route_of("/healthz"), "healthz");
+    }
+}

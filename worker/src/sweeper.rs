@@ -1,0 +1,105 @@
+//! The cleanup sweep: what a crash or an abandoned upload leaves in the object store goes away.
+//!
+//! - Expired pending uploads: their object under `pending/` (bytes PUT but never confirmed) and their row.
+//!   Rows of confirmed uploads go too, so a repeated confirm answers 404 once its upload has expired.
+//! - Stale intents: every write of an object that a record will refer to (a confirm's copy, a stored
+//!   variant) is noted first (`MetadataStore::begin_object`) and settled after. An intent older than the
+//!   grace period means the writer stopped in between; the object is deleted unless a record refers to it.
+//!
+//! Everything waits `grace` past its deadline, which must exceed the longest write (a 5 GiB copy), so the
+//! sweep never races a writer that is still alive. Several sweepers (API nodes, worker processes) may run at
+//! once: each step is idempotent.
+
+use std::{sync::Arc, time::Duration};
+
+use shutterbox_metadata::{MetadataError, MetadataStore};
+use shutterbox_storage::{ObjectKey, ObjectStore, StoreError};
+use tokio::sync::watch;
+
+/// Rows handled per query; the sweep repeats until a pass finds fewer.
+const BATCH: u64 = 200;
+
+#[derive(Debug, thiserror::Error)]
+pub enum SweepError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Metadata(#[from] MetadataError),
+}
+
+/// What one sweep removed.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct SweepReport {
+    pub expired_uploads: u64,
+    pub orphaned_objects: u64,
+}
+
+#[derive(Clone)]
+pub struct Sweeper {
+    metadata: Arc<dyn MetadataStore>,
+    store: Arc<dyn ObjectStore>,
+    grace: Duration,
+}
+
+impl Sweeper {
+    pub fn new(metadata: Arc<dyn MetadataStore>, store: Arc<dyn ObjectStore>, grace: Duration) -> Self {
+        Self { metadata, store, grace }
+    }
+
+    /// One sweep as of `now_ms`.
+    pub async fn sweep(&self, now_ms: i64) -> Result<SweepReport, SweepError> {
+        let cutoff = now_ms.saturating_sub(i64::try_from(self.grace.as_millis()).unwrap_or(i64::MAX));
+        let mut report = SweepReport::default();
+        loop {
+            let expired = self.metadata.expired_pending(cutoff, BATCH).await?;
+            for pending in &expired {
+                // A confirmed upload's object was removed by its confirm; an unconfirmed one's may be there.
+                if pending.file_id.is_none()
+                    && let Ok(key) = ObjectKey::parse(&pending.object_key)
+                {
+                    self.store.delete(&key).await?;
+                }
+                self.metadata.delete_pending(&pending.id).await?;
+                report.expired_uploads += 1;
+            }
+            if (expired.len() as u64) < BATCH {
+                break;
+            }
+        }
+        loop {
+            let stale = self.metadata.stale_objects(cutoff, BATCH).await?;
+            for object_key in &stale {
+                if !self.metadata.object_in_use(object_key).await?
+                    && let Ok(key) = ObjectKey::parse(object_key)
+                {
+                    self.store.delete(&key).await?;
+                    report.orphaned_objects += 1;
+                }
+                self.metadata.end_object(object_key).await?;
+            }
+            if (stale.len() as u64) < BATCH {
+                break;
+            }
+        }
+        Ok(report)
+    }
+
+    /// Sweeps now and every `interval` until `shutdown`; a failed sweep is logged and tried next time.
+    pub async fn run(self, interval: Duration, mut shutdown: watch::Receiver<bool>) {
+        loop {
+            match self.sweep(shutterbox_model::clock::now_ms()).await {
+                Ok(report) if report != SweepReport::default() => tracing::info!(
+                    expired_uploads = report.expired_uploads,
+                    orphaned_objects = report.orphaned_objects,
+                    "swept"
+                ),
+                Ok(_) => {}
+                Err(e) => tracing::warn!(error = %e, "cleanup sweep failed; trying again later"),
+            }
+            tokio::select! {
+                _ = shutdown.wait_for(|stop| *stop) => return,
+                () = tokio::time::sleep(interval) => {}
+            }
+        }
+    }
+}
