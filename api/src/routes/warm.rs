@@ -220,7 +220,7 @@ impl WarmApi {
     }
 
     /// Read a warming batch's progress
-    #[oai(path = "/warm/:batch_id", method = "get", operation_id = "getWarmBatch")]
+    #[oai(path = "/warm/:batchId", method = "get", operation_id = "getWarmBatch")]
     async fn progress(
         &self,
         caller: Caller,

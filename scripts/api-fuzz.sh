@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# API fuzzing from our own OpenAPI document with schemathesis, against a running server:
+#
+#   scripts/api-fuzz.sh
+#
+# Installs schemathesis (pinned, in a virtualenv under <target>/api-fuzz/venv) when missing, builds the
+# debug binary (the test suite's build, so CI compiles nothing new), starts `shutterbox serve` on a free
+# port with its own data directory and a rate limit high enough not to be the answer, and runs every phase
+# (examples, coverage, fuzzing, stateful) for API_FUZZ_SECONDS (default 60) with both key headers sent. It
+# fails on any 5xx (not_a_server_error) and on any response that does not match the document: status code,
+# content type, headers and body schema. The report (JUnit XML) and the server's log are kept in
+# <target>/api-fuzz/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+# shellcheck source=scripts/lib/services.sh
+source scripts/lib/services.sh
+
+target=${CARGO_TARGET_DIR:-$PWD/target}
+out=$target/api-fuzz
+seconds=${API_FUZZ_SECONDS:-60}
+version=4.32.5
+mkdir -p "$out"
+
+venv=$out/venv
+if ! "$venv/bin/schemathesis" --version 2>/dev/null | grep -q "$version"; then
+  echo "== installing schemathesis $version"
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install -q "schemathesis==$version"
+fi
+
+echo "== cargo build (debug)"
+cargo build --locked --bin shutterbox
+bin=$target/debug/shutterbox
+
+data=$(mktemp -d /tmp/api-fuzz.XXXXXX)
+port=$(free_port)
+SHUTTERBOX_DATA_DIR=$data SHUTTERBOX_LISTEN=127.0.0.1:$port SHUTTERBOX_RATE_LIMIT=10000000/60s \
+  "$bin" serve >"$out/server.stdout" 2>"$out/server.stderr" &
+server=$!
+cleanup() {
+  kill "$server" 2>/dev/null || true
+  wait "$server" 2>/dev/null || true
+  rm -rf "$data"
+}
+trap cleanup EXIT
+for _ in $(seq 100); do
+  curl -fsS "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break
+  sleep 0.1
+done
+key=$(grep '^sbx_' "$out/server.stdout" || true)
+[[ -n $key ]] || {
+  cat "$out/server.stderr" >&2
+  echo "api-fuzz: the server did not start" >&2
+  exit 1
+}
+
+echo "== schemathesis: ${seconds}s against http://127.0.0.1:$port/v1/openapi.json"
+"$venv/bin/schemathesis" run "http://127.0.0.1:$port/v1/openapi.json" \
+  -H "Authorization: ApiKey $key" \
+  --checks not_a_server_error,status_code_conformance,content_type_conformance,response_headers_conformance,response_schema_conformance \
+  --max-time "$seconds" --workers 2 \
+  --report junit --report-dir "$out" \
+  --warnings off
+echo "== api-fuzz passed (report in $out)"
