@@ -91,13 +91,15 @@ fn keep_freed_memory() {
 }
 
 async fn async_main() -> ExitCode {
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("SHUTTERBOX_LOG")
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
-        )
-        .with_writer(std::io::stderr)
-        .init();
+    let filter = tracing_subscriber::EnvFilter::try_from_env("SHUTTERBOX_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let logs = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr);
+    // One JSON object per line (with the request span's id) for log shippers; text for people.
+    if std::env::var("SHUTTERBOX_LOG_FORMAT").is_ok_and(|format| format.eq_ignore_ascii_case("json")) {
+        logs.json().with_current_span(true).init();
+    } else {
+        logs.init();
+    }
     match run(Cli::parse().command).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {

@@ -156,3 +156,32 @@ async fn keys_and_signatures_never_reach_the_logs() {
         assert!(!log.contains(secret), "a secret reached the log");
     }
 }
+
+/// With `SHUTTERBOX_LOG_FORMAT=json` each log line is a JSON object, and a request's line carries its id.
+#[tokio::test]
+async fn json_logs_carry_the_request_id() {
+    let dir = tempfile::tempdir().unwrap();
+    let env = [("SHUTTERBOX_LOG_FORMAT", "json"), ("SHUTTERBOX_LOG", "info,shutterbox::access=debug")];
+    let server = ServeProcess::start(&dir.path().join("data"), helpers::free_port(), "serve", &env).await;
+    let client = reqwest::Client::builder().no_proxy().build().unwrap();
+    let response =
+        client.get(format!("{}/v1/files", server.root)).header("X-Request-Id", "trace-7f3a").send().await.unwrap();
+    assert_eq!(response.status(), StatusCode::UNAUTHORIZED);
+    let mut found = None;
+    for _ in 0..50 {
+        let log = server.stderr();
+        found = log.lines().find(|l| l.contains("trace-7f3a")).map(str::to_owned);
+        if found.is_some() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    let line = found.expect("a log line with the request id");
+    let entry: serde_json::Value = serde_json::from_str(&line).expect("a JSON log line");
+    assert_eq!(entry["span"]["id"], "trace-7f3a", "{entry}");
+    assert_eq!(entry["fields"]["status"], 401, "{entry}");
+    assert_eq!(entry["fields"]["route"], "listFiles", "{entry}");
+    for line in server.stderr().lines().filter(|l| !l.is_empty()) {
+        serde_json::from_str::<serde_json::Value>(line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"));
+    }
+}
