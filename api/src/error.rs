@@ -179,7 +179,16 @@ const MAX_ERROR_BODY: usize = 64 * 1024;
 pub async fn envelope<E: Endpoint>(endpoint: Arc<E>, mut request: Request) -> poem::Result<Response> {
     let slot = RateLimitSlot::default();
     request.extensions_mut().insert(slot.clone());
+    // Cheap: a Uri clone shares its bytes.
+    let uri = request.uri().clone();
     let mut response = endpoint.get_response(request).await;
+    if response.status() == StatusCode::METHOD_NOT_ALLOWED
+        && !response.headers().contains_key(header::ALLOW)
+        && let Some(methods) = crate::allow::allowed(uri.path())
+        && let Ok(value) = HeaderValue::from_str(&methods)
+    {
+        response.headers_mut().insert(header::ALLOW, value);
+    }
     if let Some(decision) = slot.get() {
         decision.apply(response.headers_mut());
     }

@@ -3,6 +3,7 @@
 //! backends only through the `MetadataStore` and `ObjectStore` traits.
 
 pub mod admission;
+pub mod allow;
 pub mod app;
 pub mod auth;
 pub mod backends;

@@ -48,3 +48,20 @@ async fn every_response_says_nosniff() {
         assert_eq!(response.headers().get("x-content-type-options").unwrap(), "nosniff", "{url}");
     }
 }
+
+#[tokio::test]
+async fn a_405_names_the_allowed_methods() {
+    let app = TestApp::spawn().await;
+    for (method, path, allow) in [
+        ("PUT", "/v1/files", "GET"),
+        ("PATCH", "/v1/files/0190", "DELETE, GET"),
+        ("GET", "/v1/upload/presign", "POST"),
+        ("DELETE", "/v1/file/default/cat.png", "GET, HEAD"),
+        ("GET", "/storage/pending/x", "PUT"),
+    ] {
+        let method = reqwest::Method::from_bytes(method.as_bytes()).unwrap();
+        let response = app.client.request(method.clone(), format!("{}{path}", app.root)).send().await.unwrap();
+        assert_eq!(response.status(), StatusCode::METHOD_NOT_ALLOWED, "{method} {path}");
+        assert_eq!(response.headers()["allow"], allow, "{method} {path}");
+    }
+}
