@@ -24,9 +24,9 @@ const TRICKS: &[&str] = &[
     "x%00y",
     "%c0%ae%c0%ae",
     "%c0%af",
-    "%e2%80%a5",                 // U+2025 two dot leader, a look-alike of ".."
-    "%ef%bc%8f",                 // U+FF0F fullwidth solidus, a look-alike of "/"
-    "%e2%80%ae",                 // U+202E right-to-left override
+    "%e2%80%a5", // U+2025 two dot leader, a look-alike of ".."
+    "%ef%bc%8f", // U+FF0F fullwidth solidus, a look-alike of "/"
+    "%e2%80%ae", // U+202E right-to-left override
     "%ff%fe",
     "01900000-0000-7000-8000-000000000000%2f..",
     "files%2f..%2f..%2fshutterbox.db",
