@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# A short fuzzing run of every cargo-fuzz target in fuzz/ (the delivery parameter parser, the stored-path
+# sanitizers, image decoding through the render pipeline), one after the other:
+#
+#   scripts/fuzz.sh                           # params, stored_path, decode: 60 s each
+#   FUZZ_SECONDS=600 scripts/fuzz.sh decode   # one target, longer
+#
+# 1. Installs cargo-fuzz (`cargo install cargo-fuzz --locked`) if it is missing.
+# 2. Builds the targets: the stable toolchain with RUSTC_BOOTSTRAP=1, because cargo-fuzz passes nightly-only
+#    flags (-Zsanitizer=…). AddressSanitizer by default; it instruments our Rust and the Rust decoders, not
+#    the C libraries (libjpeg-turbo, libaom, libwebp), which cmake/cc build without it either way.
+#    Release mode with overflow checks (`-O`, RUSTFLAGS=-Coverflow-checks), not cargo-fuzz's default of debug
+#    assertions: avif-parse `debug_assert`s on a malformed box before returning the error, which every
+#    profile of ours turns off (the root Cargo.toml), so with them on the first damaged AVIF stops the run.
+#    The first build compiles those C libraries again (10+ minutes); later ones reuse fuzz/target/.
+# 3. Runs each target for FUZZ_SECONDS on a copy of its checked-in corpus (fuzz/corpus/<target>), so a
+#    run never changes the repository, with one libFuzzer process (-rss_limit_mb=2048 -timeout=10).
+# 4. Exits non-zero if any target crashed, panicked, timed out or ran out of memory, after printing the
+#    input libFuzzer saved (fuzz/artifacts/<target>/, git-ignored) and the command that reproduces it.
+#
+# Environment: FUZZ_SECONDS (per target, default 60), FUZZ_SANITIZER (address or none, default address),
+# CARGO_FUZZ_VERSION (the cargo-fuzz to install, default 0.13.2). Needs cargo, cmake and nasm (.ci/run
+# installs them), like the main build.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+seconds=${FUZZ_SECONDS:-60}
+sanitizer=${FUZZ_SANITIZER:-address}
+targets=("$@")
+((${#targets[@]})) || targets=(params stored_path decode)
+export RUSTC_BOOTSTRAP=1
+export RUSTFLAGS="${RUSTFLAGS:-} -Coverflow-checks"
+# The same flags for the build and every run, so `cargo fuzz run` finds the targets built.
+build=(--release --sanitizer "$sanitizer")
+
+if ! cargo fuzz --version >/dev/null 2>&1; then
+  echo "== installing cargo-fuzz" >&2
+  cargo install cargo-fuzz --locked --version "${CARGO_FUZZ_VERSION:-0.13.2}" >&2
+fi
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/shutterbox-fuzz.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+# Artifacts newer than this are this run's.
+touch "$work/started"
+
+echo "== cargo fuzz build ${build[*]}" >&2
+# All targets in one cargo build (they share every dependency); `cargo fuzz run` below then finds them built.
+(cd fuzz && cargo fuzz build "${build[@]}" >&2)
+
+failed=()
+for target in "${targets[@]}"; do
+  corpus=$work/corpus/$target
+  mkdir -p "$corpus" "fuzz/artifacts/$target"
+  cp -R "fuzz/corpus/$target/." "$corpus/"
+  dict=()
+  [[ -f fuzz/dict/$target.dict ]] && dict=("-dict=$PWD/fuzz/dict/$target.dict")
+  echo "== fuzzing $target for ${seconds}s ($(find "$corpus" -type f | wc -l) inputs to start from)" >&2
+  status=0
+  (cd fuzz && cargo fuzz run "${build[@]}" "$target" "$corpus" -- \
+    -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 "${dict[@]}") \
+    >"$work/$target.log" 2>&1 || status=$?
+  grep -E '^(Done [0-9]+ runs|stat::(number_of_executed_units|average_exec_per_sec|peak_rss_mb))' "$work/$target.log" >&2 || true
+  if ((status != 0)); then
+    failed+=("$target")
+    echo "!! $target failed (exit $status); the end of libFuzzer's output:" >&2
+    tail -n 40 "$work/$target.log" >&2
+  fi
+done
+
+if ((${#failed[@]})); then
+  echo >&2
+  for target in "${failed[@]}"; do
+    found=false
+    while IFS= read -r artifact; do
+      found=true
+      echo "!! $target: $artifact" >&2
+      echo "   reproduce: (cd fuzz && RUSTC_BOOTSTRAP=1 RUSTFLAGS=-Coverflow-checks cargo fuzz run ${build[*]} $target ${artifact#fuzz/})" >&2
+    done < <(find "fuzz/artifacts/$target" -type f -newer "$work/started")
+    $found || echo "!! $target: no artifact saved; see its output above" >&2
+  done
+  exit 1
+fi
+echo "== no crashes in ${targets[*]} (${seconds}s each)" >&2
