@@ -121,11 +121,17 @@ impl FileName {
         &self.0
     }
 
-    /// `cat.jpg` → `cat_<suffix>.jpg`, used when the stem is already taken in the account.
+    /// `cat.jpg` → `cat_<suffix>.jpg`, used when the stem is already taken in the account. The suffix always
+    /// lands in the stem, never in the extension.
     pub fn with_suffix(&self, suffix: &str) -> Self {
         match extension(&self.0) {
             Some(ext) => Self(format!("{}_{suffix}.{ext}", stem(&self.0))),
-            None => Self(format!("{}_{suffix}", self.0)),
+            None => {
+                // `a.` has no extension, but `a._x` would have one (`_x`), and a stem without the suffix:
+                // the suffix goes before trailing dots.
+                let base = self.0.trim_end_matches('.');
+                Self(format!("{base}_{suffix}{}", &self.0[base.len()..]))
+            }
         }
     }
 }
@@ -274,6 +280,24 @@ mod tests {
         let bare = StoredPath::new(account(), None, FileName::from_upload(".env", None).unwrap());
         assert_eq!(bare.stem(), "acme/.env");
         assert_eq!(bare.with_suffix("ab").to_string(), "acme/.env_ab");
+    }
+
+    /// Found by the `stored_path` fuzz target: `@..` (no extension) became `@.._k3x9qa`, whose extension is
+    /// `_k3x9qa` and whose stem `@.` has no suffix in it, so every retry clashed on the same stem again.
+    #[test]
+    fn the_clash_suffix_never_becomes_an_extension() {
+        for (name, suffixed) in
+            [("@..", "@_k3x9qa.."), ("a.", "a_k3x9qa."), ("...", "_k3x9qa..."), ("a.b.", "a.b_k3x9qa.")]
+        {
+            let name = FileName::from_upload(name, None).unwrap();
+            let with = name.with_suffix("k3x9qa");
+            assert_eq!(with.as_str(), suffixed);
+            assert_eq!(extension(with.as_str()), None);
+            assert!(stem(with.as_str()).contains("_k3x9qa"), "{with:?}");
+            assert!(FileName::from_upload(with.as_str(), None).is_ok());
+        }
+        let path = StoredPath::new(account(), None, FileName::from_upload("a.", None).unwrap());
+        assert_eq!(path.with_suffix("k3x9qa").stem(), "acme/a_k3x9qa.");
     }
 
     #[test]
