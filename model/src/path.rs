@@ -45,9 +45,11 @@ fn check_segment(field: &'static str, segment: &str) -> Result<(), PathError> {
     if segment.contains(['/', '\\']) {
         return Err(PathError::Separator { field });
     }
-    // Bidi overrides let `gpj.exe` display as `exe.jpg`; control characters break headers and logs.
+    // Bidi overrides let `gpj.exe` display as `exe.jpg`; control characters break headers and logs. The
+    // characters refused are Unicode's whole Bidi_Control set: embeddings, overrides, isolates and the marks.
     let forbidden = |c: char| {
-        c.is_control() || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}')
+        c.is_control()
+            || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}' | '\u{061C}')
     };
     if segment.chars().any(forbidden) {
         return Err(PathError::ForbiddenCharacter { field });
@@ -253,6 +255,21 @@ mod tests {
         assert!(FileName::from_upload(&"x".repeat(255), None).is_ok());
         let err = FileName::from_upload("a.jpg", Some("../x")).unwrap_err();
         assert!(err.to_string().starts_with("customFilename"));
+    }
+
+    /// Found by the `stored_path` fuzz target: U+061C ARABIC LETTER MARK, the one Bidi_Control character
+    /// missing from the list (LRM and RLM, its siblings, were refused), got through.
+    #[test]
+    fn every_bidi_control_character_is_refused() {
+        let bidi = ['\u{061C}', '\u{200E}', '\u{200F}', '\u{202A}', '\u{202E}', '\u{2066}', '\u{2069}'];
+        for c in bidi {
+            let name = format!("x{c}gpj.exe");
+            assert_eq!(FileName::from_upload(&name, None), Err(PathError::ForbiddenCharacter { field: "filename" }));
+            assert!(matches!(FolderPath::parse(&format!("a/{c}")), Err(PathError::ForbiddenCharacter { .. })));
+        }
+        let fuzzed = b"x\xd8\x9cgpj.epj.e\xef\xbf\xbd\xe3\x80\xaa";
+        let fuzzed = String::from_utf8_lossy(fuzzed);
+        assert!(matches!(FileName::from_upload(&fuzzed, None), Err(PathError::ForbiddenCharacter { .. })));
     }
 
     #[test]
