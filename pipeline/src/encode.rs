@@ -137,13 +137,19 @@ pub fn encode(image: &DynamicImage, format: OutputFormat, quality: u8) -> Result
     match format {
         OutputFormat::Jpeg => encode_jpeg(image, quality),
         OutputFormat::Webp => {
+            // `encode_simple`, not `encode`, which unwraps libwebp's refusals (sides over 16383 px) into a panic.
             let encoded = if image.color().has_alpha() {
                 let rgba = image.to_rgba8();
-                webp::Encoder::from_rgba(rgba.as_raw(), rgba.width(), rgba.height()).encode(f32::from(quality))
+                webp::Encoder::from_rgba(rgba.as_raw(), rgba.width(), rgba.height())
+                    .encode_simple(false, f32::from(quality))
             } else {
                 let rgb = flatten(image);
-                webp::Encoder::from_rgb(rgb.as_raw(), rgb.width(), rgb.height()).encode(f32::from(quality))
+                webp::Encoder::from_rgb(rgb.as_raw(), rgb.width(), rgb.height())
+                    .encode_simple(false, f32::from(quality))
             };
+            let encoded = encoded.map_err(|e| {
+                PipelineError::Encode(format!("WebP cannot encode a {}x{} image: {e:?}", image.width(), image.height()))
+            })?;
             Ok(encoded.to_vec())
         }
         OutputFormat::Avif => crate::avif::encode(image, quality),
@@ -203,5 +209,30 @@ mod tests {
             let high = encode(&image, format, 95).unwrap().len();
             assert!(low < high, "{format:?}: q10 {low} bytes, q95 {high} bytes");
         }
+    }
+
+    /// Found by the `decode` fuzz target: a 24×62991 gray JPEG asked for as `w=64&q=auto` (not enlarged, so
+    /// still 62991 px tall) in WebP, whose sides stop at 16383 px. The webp crate's `encode` unwraps the
+    /// encoder's refusal, which panicked; now it is an encoding error.
+    #[test]
+    fn webp_beyond_its_size_limit_is_an_error_not_a_panic() {
+        let tall = DynamicImage::ImageLuma8(image::GrayImage::new(1, 16_384));
+        assert!(matches!(encode(&tall, OutputFormat::Webp, 80), Err(PipelineError::Encode(_))));
+        let wide = DynamicImage::ImageRgba8(RgbaImage::new(16_384, 1));
+        assert!(matches!(encode(&wide, OutputFormat::Webp, 80), Err(PipelineError::Encode(_))));
+
+        const FUZZED: &[u8] =
+            b"\xff\xd8\xff\xe0\x00\x10\x4a\x46\x49\x46\x00\x01\x50\x37\x00\x01\x00\x01\x00\x00\xff\xdb\x00\x43\x00\
+          \x10\x0b\x0c\x0e\x0c\x0a\x10\x0e\x0d\x0e\x12\x11\x10\x13\x18\x28\x1a\x18\x16\x16\x18\x31\x23\x25\x1d\
+          \x28\x3a\x33\x3d\x3c\x39\x33\x38\x37\x40\x48\x5c\x4e\x40\x44\x57\x45\x37\x38\x50\x6d\x51\x57\x5f\x62\
+          \x67\x68\x67\x3e\x4d\x71\x79\x70\x64\x78\x5c\x65\x67\x63\xff\xc0\x00\x0b\x08\xf6\x0f\x00\x18\x01\x01\
+          \x11\x00\xff\xc4\x00\x15\x00\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x05\x06\
+          \xff\xc4\x00\x17\x10\x01\x00\x03\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x04\x00\x21\x31\
+          \xff\xda\x00\x08\x01\x01\x00\x00\x3f\x00\x94\x29\xb2\xa3\x05\x36\x54\x60\xa6\xca\x83\x89\x50\x4e\x47\
+          \x0d\x0a\x1a\x0a\x65\x4f\xff\xd9";
+        let transform = crate::Transform::from_query("w=64&q=auto").unwrap();
+        let rendered =
+            crate::render(FUZZED, &transform, crate::Target::Auto, crate::RenderOptions { max_pixels: 4_000_000 });
+        assert!(matches!(rendered, Err(PipelineError::Encode(_))), "{rendered:?}");
     }
 }
