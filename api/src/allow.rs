@@ -22,7 +22,10 @@ static OPERATIONS: LazyLock<Vec<(Vec<Option<String>>, String)>> = LazyLock::new(
 
 /// The methods `path` answers, when it names a route.
 pub fn allowed(path: &str) -> Option<String> {
-    if path.starts_with("/v1/file/") && !path.ends_with("/transform-url") || path.starts_with("/v1/raw/") {
+    if path.starts_with("/v1/file/") && !path.ends_with("/transform-url")
+        || path.starts_with("/v1/raw/")
+        || path.starts_with("/v1/files/") && path.ends_with("/thumbnail")
+    {
         return Some("GET, HEAD".into());
     }
     if path.starts_with("/storage/") {
@@ -50,6 +53,7 @@ mod tests {
         assert_eq!(allowed("/v1/upload/confirm").as_deref(), Some("POST"));
         assert_eq!(allowed("/v1/file/abc/transform-url").as_deref(), Some("POST"));
         assert_eq!(allowed("/v1/file/default/cat.png").as_deref(), Some("GET, HEAD"));
+        assert_eq!(allowed("/v1/files/abc/thumbnail").as_deref(), Some("GET, HEAD"));
         assert_eq!(allowed("/storage/pending/x").as_deref(), Some("PUT"));
         assert_eq!(allowed("/v1/nothing/here"), None);
     }

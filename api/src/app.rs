@@ -3,7 +3,7 @@
 
 use std::{io, sync::Arc, time::Duration};
 
-use poem::{EndpointExt, IntoEndpoint, Route, http::HeaderValue};
+use poem::{EndpointExt, IntoEndpoint, IntoResponse, Route, endpoint::make_sync, http::HeaderValue, web::Html};
 use shutterbox_metadata::MetadataStore;
 use shutterbox_model::{AccountName, Scope};
 use shutterbox_pipeline::RenderOptions;
@@ -203,13 +203,19 @@ impl Application {
 
 fn routes(state: AppState) -> impl poem::Endpoint {
     let metrics = state.http_metrics.clone();
-    let api = openapi::service();
-    let spec = api.spec_endpoint();
-    let docs = api.swagger_ui();
-    let api = Arc::new(api.into_endpoint());
+    let api = Arc::new(openapi::service().into_endpoint());
+    let spec = openapi::spec_json();
+    let docs = openapi::swagger_ui_html();
     let v1 = Route::new()
-        .at("/openapi.json", spec)
-        .nest("/docs", docs)
+        .at("/openapi.json", make_sync(move |_| spec.clone().with_content_type("application/json; charset=utf-8")))
+        .at(
+            "/docs",
+            make_sync({
+                let docs = docs.clone();
+                move |_| Html(docs.clone())
+            }),
+        )
+        .at("/docs/", make_sync(move |_| Html(docs.clone())))
         // The documented POST under /file/ must win over the public delivery wildcard beside it.
         .at("/file/:id/transform-url", api.clone())
         .at("/files/:id/thumbnail", thumbnail::thumbnail)

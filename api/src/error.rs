@@ -19,7 +19,7 @@ use crate::rate_limit::RateLimitSlot;
 
 /// The error body of every failed request.
 #[derive(Debug, Clone, Object)]
-#[oai(rename = "Error")]
+#[oai(example, rename = "Error")]
 pub struct ErrorBody {
     /// What went wrong, in words meant for the person calling the API.
     pub message: String,

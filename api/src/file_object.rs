@@ -9,7 +9,7 @@ use crate::state::Settings;
 
 /// A stored file.
 #[derive(Debug, Clone, Object)]
-#[oai(rename = "File", rename_all = "camelCase")]
+#[oai(example, rename = "File", rename_all = "camelCase")]
 pub struct FileObject {
     /// Unique identifier (UUID).
     pub id: String,

@@ -10,6 +10,7 @@ pub mod backends;
 pub mod body;
 pub mod config;
 pub mod error;
+mod examples;
 pub mod file_object;
 pub mod invalidation;
 pub mod keys;

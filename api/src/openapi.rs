@@ -1,7 +1,22 @@
-//! The OpenAPI document, generated from the route definitions. Its server is the relative `/v1`, so the
-//! checked-in `openapi/openapi.json` does not depend on where the service runs.
+//! The OpenAPI document: generated from the route definitions by poem-openapi, then completed here with
+//! what poem-openapi cannot express, so that SDK generators and Swagger UI see the whole API
+//! (DESIGN.md §7):
+//!
+//! - the public delivery routes (`/file/{path}`, `/raw/{path}`, `/files/{id}/thumbnail`), which are served
+//!   by plain poem handlers on the hot path (a wildcard path has no poem-openapi form), under their own tag
+//!   and with `security: []`;
+//! - per-status error examples and the response headers (`X-Request-Id`, the rate-limit headers,
+//!   `Retry-After`) on every response;
+//! - the value sets the handlers validate themselves: `q` as an integer 1–100 or `"auto"`, `fit` and
+//!   `format` as enums.
+//!
+//! Its server is the relative `/v1`, so the checked-in `openapi/openapi.json` does not depend on where the
+//! service runs. Swagger UI at `/v1/docs` embeds this completed document.
+
+use std::sync::LazyLock;
 
 use poem_openapi::OpenApiService;
+use serde_json::{Map, Value, json};
 
 use crate::routes::{files::FilesApi, transform::TransformApi, upload::UploadApi, warm::WarmApi};
 
@@ -18,5 +33,298 @@ pub fn service() -> OpenApiService<Apis, ()> {
 
 /// The document as pretty JSON, exactly as checked in at `openapi/openapi.json`.
 pub fn spec_json() -> String {
-    service().spec()
+    static SPEC: LazyLock<String> = LazyLock::new(|| {
+        let generated = service().spec();
+        match serde_json::from_str::<Value>(&generated) {
+            Ok(mut document) => {
+                complete(&mut document);
+                serde_json::to_string_pretty(&document).unwrap_or(generated)
+            }
+            // poem-openapi's own output always parses; if it ever did not, serve it as it is.
+            Err(_) => generated,
+        }
+    });
+    SPEC.clone()
+}
+
+/// Swagger UI's page, with the completed document in place of poem-openapi's.
+pub fn swagger_ui_html() -> String {
+    let service = service();
+    service.swagger_ui_html().replace(&service.spec(), &spec_json())
+}
+
+const JSON: &str = "application/json; charset=utf-8";
+const DELIVERY_TAG: &str = "Delivery";
+
+/// Adds to poem-openapi's document what it cannot express (see the module comment).
+fn complete(document: &mut Value) {
+    constrain_transformations(document);
+    let transformation_params = transformation_parameters(document);
+    for item in document["paths"].as_object_mut().into_iter().flat_map(|paths| paths.values_mut()) {
+        for operation in item.as_object_mut().into_iter().flat_map(|item| item.values_mut()) {
+            describe_responses(operation, true);
+        }
+    }
+    if let Some(paths) = document["paths"].as_object_mut() {
+        for (path, mut item) in public_routes(&transformation_params) {
+            for operation in item.as_object_mut().into_iter().flat_map(|item| item.values_mut()) {
+                describe_responses(operation, false);
+            }
+            paths.insert(path.to_owned(), item);
+        }
+    }
+    document["components"]["headers"] = shared_headers();
+    if let Some(tags) = document["tags"].as_array_mut() {
+        tags.push(json!({
+            "name": DELIVERY_TAG,
+            "description": "Public delivery: images with transformations, stored bytes and thumbnails, by the \
+                            URLs of a file object. No API key; not meant for the generated clients, which \
+                            percent-encode the `/` of a stored path."
+        }));
+    }
+}
+
+/// The handlers validate these value sets themselves (with messages of their own); the schema says so too.
+fn constrain_transformations(document: &mut Value) {
+    let properties = &mut document["components"]["schemas"]["TransformRequest"]["properties"];
+    if !properties.is_object() {
+        return;
+    }
+    properties["q"] = json!({
+        "description": "Quality 1–100, or `\"auto\"` (a per-format starting quality, adjusted for simple \
+                        graphics and transparency).",
+        "anyOf": [
+            { "type": "integer", "minimum": 1, "maximum": 100 },
+            { "type": "string", "enum": ["auto"] }
+        ]
+    });
+    properties["fit"]["enum"] = json!(["cover", "contain", "fill", "inside", "outside"]);
+    properties["format"]["enum"] = json!(["jpeg", "png", "webp", "avif", "gif", "tiff", "bmp", "auto"]);
+}
+
+/// The delivery query parameters: TransformRequest's properties, one parameter each.
+fn transformation_parameters(document: &Value) -> Vec<Value> {
+    let Some(properties) = document["components"]["schemas"]["TransformRequest"]["properties"].as_object() else {
+        return Vec::new();
+    };
+    properties
+        .iter()
+        .map(|(name, schema)| {
+            let mut schema = schema.clone();
+            let description = schema.as_object_mut().and_then(|s| s.remove("description")).unwrap_or(Value::Null);
+            json!({ "name": name, "in": "query", "required": false, "description": description, "schema": schema })
+        })
+        .collect()
+}
+
+fn header(description: &str, schema: Value, required: bool) -> Value {
+    json!({ "description": description, "required": required, "schema": schema })
+}
+
+/// The response headers shared by every operation, defined once under `components/headers`.
+fn shared_headers() -> Value {
+    let count = json!({ "type": "integer", "minimum": 0 });
+    json!({
+        "X-Request-Id": header(
+            "This request's id, also in the service's log lines: the caller's own `X-Request-Id` when it sent a \
+             short plain one, else a new one.",
+            json!({ "type": "string" }),
+            true,
+        ),
+        "X-RateLimit-Limit": header("Requests allowed per window.", count.clone(), false),
+        "X-RateLimit-Remaining": header("Requests left in the current window.", count.clone(), false),
+        "X-RateLimit-Reset": header("When the current window ends, in Unix seconds.", count.clone(), false),
+        "Retry-After": header("Seconds to wait before retrying.", count, false),
+    })
+}
+
+fn header_ref(name: &str) -> Value {
+    json!({ "$ref": format!("#/components/headers/{name}") })
+}
+
+/// Response headers by status, and an error example for every error response.
+fn describe_responses(operation: &mut Value, rate_limited: bool) {
+    let Some(responses) = operation["responses"].as_object_mut() else { return };
+    for (status, response) in responses.iter_mut() {
+        let code: u16 = status.parse().unwrap_or(0);
+        let mut names = vec!["X-Request-Id"];
+        if rate_limited {
+            names.extend(["X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"]);
+        }
+        if code == 429 || code == 503 {
+            names.push("Retry-After");
+        }
+        let mut headers: Map<String, Value> =
+            names.into_iter().map(|name| (name.to_owned(), header_ref(name))).collect();
+        headers.extend(response["headers"].as_object().cloned().unwrap_or_default());
+        response["headers"] = Value::Object(headers);
+        if code >= 400
+            && let Some(media) = response["content"].get_mut(JSON)
+        {
+            media["example"] = error_example(code, rate_limited);
+        }
+    }
+}
+
+/// A typical error body for `status`, with a message the service really sends.
+fn error_example(status: u16, rate_limited: bool) -> Value {
+    let message = match status {
+        400 => "w must be an integer from 1 to 5000 (got '0')",
+        401 => "missing API key: send 'Authorization: ApiKey <key>' or 'ApiKey: <key>'",
+        403 => "this key's scope 'read' does not allow this operation",
+        404 => "no file with this id",
+        416 => "requested range is outside the file",
+        429 => "rate limit exceeded; retry after the reset time",
+        500 => "internal server error",
+        503 => "the metadata database is temporarily unavailable; retry shortly",
+        _ => "request failed",
+    };
+    let mut headers = json!({});
+    if rate_limited {
+        headers = json!({
+            "x-ratelimit-limit": "100",
+            "x-ratelimit-remaining": if status == 429 { "0" } else { "97" },
+            "x-ratelimit-reset": "1764000060"
+        });
+        if status == 429 {
+            headers["retry-after"] = json!("17");
+        }
+    }
+    json!({ "message": message, "status": status, "headers": headers })
+}
+
+fn error_response(description: &str) -> Value {
+    json!({ "description": description, "content": { JSON: { "schema": { "$ref": "#/components/schemas/Error" } } } })
+}
+
+fn binary(media_types: &[&str]) -> Value {
+    let content: Map<String, Value> = media_types
+        .iter()
+        .map(|media| ((*media).to_owned(), json!({ "schema": { "type": "string", "format": "binary" } })))
+        .collect();
+    Value::Object(content)
+}
+
+/// Headers of a delivered body; the ETag answers `If-None-Match`.
+fn delivery_headers() -> Value {
+    json!({
+        "ETag": header("Strong validator of these bytes.", json!({ "type": "string" }), true),
+        "Cache-Control": header("`public, max-age=<SHUTTERBOX_CACHE_MAX_AGE>`.", json!({ "type": "string" }), true),
+    })
+}
+
+fn stored_path_parameter() -> Value {
+    json!({
+        "name": "path",
+        "in": "path",
+        "required": true,
+        "description": "The file's stored path, as in its `secureUrl`: account, folders and file name, separated \
+                        by unencoded `/` (each segment percent-encoded on its own). A `/` sent as `%2F` is a \
+                        404, so that no file has a second address; take the URL from the file object rather \
+                        than building it.",
+        "schema": { "type": "string" },
+        "example": "default/pets/cat.jpg"
+    })
+}
+
+fn not_modified() -> Value {
+    json!({ "description": "`If-None-Match` named this ETag: the cached copy is current.", "headers": delivery_headers() })
+}
+
+/// The public routes, served by plain handlers (api/src/routes/delivery.rs and thumbnail.rs).
+fn public_routes(transformation_params: &[Value]) -> [(&'static str, Value); 3] {
+    let mut file_params = vec![stored_path_parameter()];
+    file_params.extend_from_slice(transformation_params);
+    [
+        (
+            "/file/{path}",
+            json!({ "get": {
+                "tags": [DELIVERY_TAG],
+                "summary": "Deliver an image, transformed",
+                "description": "The file at `path` with the query's transformations applied (SPEC.md §4.7, \
+                    §4.9), in the format named by `format`, else by the URL's extension (`cat.webp` serves \
+                    `cat.jpg` as WebP). Unknown parameters are ignored and parameter order does not matter. \
+                    Without transformations the original bytes are served. SVG and BMP originals and \
+                    `format=bmp` are served unconverted. Variants are rendered once and kept; a render the \
+                    service has no room for is a 503 with `Retry-After`. Also answers `HEAD`.",
+                "operationId": "deliverFile",
+                "security": [],
+                "parameters": file_params,
+                "responses": {
+                    "200": {
+                        "description": "The image bytes, typed by their format; a non-image file asked for \
+                                        without transformations comes as stored.",
+                        "headers": delivery_headers(),
+                        "content": binary(&["image/*", "*/*"])
+                    },
+                    "304": not_modified(),
+                    "400": error_response("A transformation parameter is out of range or malformed, or \
+                                           transformations were asked of a non-image."),
+                    "404": error_response("No file at this path."),
+                    "500": error_response("Internal server error."),
+                    "503": error_response("Rendering is at capacity or a backing service is unavailable; \
+                                           see Retry-After.")
+                }
+            }}),
+        ),
+        (
+            "/raw/{path}",
+            json!({ "get": {
+                "tags": [DELIVERY_TAG],
+                "summary": "Deliver a file's stored bytes",
+                "description": "The bytes exactly as uploaded (the file's `rawUrl`). Supports `Range` (one \
+                    range) and `If-None-Match`. Types that could run script in this origin (HTML, SVG, XML, \
+                    JavaScript) are sent as attachments under a sandboxing Content-Security-Policy. Also \
+                    answers `HEAD`.",
+                "operationId": "deliverRaw",
+                "security": [],
+                "parameters": [stored_path_parameter()],
+                "responses": {
+                    "200": {
+                        "description": "The stored bytes with their sniffed type.",
+                        "headers": delivery_headers(),
+                        "content": binary(&["*/*"])
+                    },
+                    "206": { "description": "The requested range.", "content": binary(&["*/*"]) },
+                    "304": not_modified(),
+                    "404": error_response("No file at this path."),
+                    "416": error_response("The requested range is outside the file."),
+                    "500": error_response("Internal server error."),
+                    "503": error_response("The object store is unavailable; see Retry-After.")
+                }
+            }}),
+        ),
+        (
+            "/files/{id}/thumbnail",
+            json!({ "get": {
+                "tags": [DELIVERY_TAG],
+                "summary": "Deliver a file's thumbnail",
+                "description": "The file's `secureThumbnailUrl`: a 256×256 WebP centre crop (`w=256&h=256&\
+                    fit=cover&q=80`; smaller images are not enlarged), rendered by a job queued at confirm. \
+                    Files without a picture of their own (non-images, SVG, undecodable images) get a PNG \
+                    placeholder for their type. Also answers `HEAD`.",
+                "operationId": "getThumbnail",
+                "security": [],
+                "parameters": [{
+                    "name": "id",
+                    "in": "path",
+                    "required": true,
+                    "description": "The file's id.",
+                    "schema": { "type": "string" }
+                }],
+                "responses": {
+                    "200": {
+                        "description": "The thumbnail, or a placeholder.",
+                        "headers": delivery_headers(),
+                        "content": binary(&["image/webp", "image/png"])
+                    },
+                    "304": not_modified(),
+                    "404": error_response("No file with this id."),
+                    "500": error_response("Internal server error."),
+                    "503": error_response("Rendering is at capacity or a backing service is unavailable; \
+                                           see Retry-After.")
+                }
+            }}),
+        ),
+    ]
 }

@@ -39,12 +39,42 @@ fn every_operation_is_ready_for_generators() {
     assert_eq!(schemes["ApiKeyHeader"]["name"], "ApiKey");
 
     let mut operation_ids = HashSet::new();
+    let mut public = Vec::new();
     for (path, item) in spec["paths"].as_object().unwrap() {
         for (method, operation) in item.as_object().unwrap() {
             let id = operation["operationId"].as_str().unwrap_or_else(|| panic!("{method} {path} has no operationId"));
             assert!(operation_ids.insert(id.to_owned()), "duplicate operationId {id}");
             assert_eq!(operation["tags"].as_array().map(Vec::len), Some(1), "{id} has exactly one tag");
             assert!(operation["summary"].is_string(), "{id} has a summary");
+            assert!(operation["description"].as_str().is_some_and(|d| d.len() > 20), "{id} has a description");
+            let params = operation["parameters"].as_array().cloned().unwrap_or_default();
+            assert!(params.iter().all(|p| p["name"] != "Authorization"), "{id} has an Authorization parameter");
+            assert!(params.iter().all(|p| p["description"].is_string()), "{id}: every parameter is described");
+            if let Some(body) = operation["requestBody"]["content"].as_object() {
+                for (media, body) in body {
+                    let schema = &body["schema"]["$ref"].as_str().unwrap_or_default()["#/components/schemas/".len()..];
+                    assert!(spec["components"]["schemas"][schema]["example"].is_object(), "{id}: {media} example");
+                }
+            }
+            let responses = operation["responses"].as_object().unwrap();
+            for (status, response) in responses {
+                let request_id = &response["headers"]["X-Request-Id"]["$ref"];
+                assert_eq!(request_id, "#/components/headers/X-Request-Id", "{id} {status}: X-Request-Id");
+                if status.starts_with('4') || status.starts_with('5') {
+                    let media = &response["content"]["application/json; charset=utf-8"];
+                    assert_eq!(media["schema"]["$ref"], "#/components/schemas/Error", "{id} {status}");
+                    assert_eq!(media["example"]["status"].as_u64(), status.parse().ok(), "{id} {status} example");
+                } else if let Some(json) = response["content"]["application/json; charset=utf-8"].as_object() {
+                    let schema = &json["schema"]["$ref"].as_str().unwrap()["#/components/schemas/".len()..];
+                    assert!(spec["components"]["schemas"][schema]["example"].is_object(), "{id} {status} example");
+                }
+            }
+            if operation["tags"][0] == "Delivery" {
+                // Public: documented without security, never with a key.
+                assert_eq!(operation["security"], serde_json::json!([]), "{id} is public");
+                public.push(id.to_owned());
+                continue;
+            }
             // Both key forms, as alternatives, never as a header parameter.
             let security: Vec<String> = operation["security"]
                 .as_array()
@@ -53,15 +83,32 @@ fn every_operation_is_ready_for_generators() {
                 .flat_map(|alt| alt.as_object().unwrap().keys().cloned())
                 .collect();
             assert_eq!(security, ["AuthorizationHeader", "ApiKeyHeader"], "{id}");
-            let params = operation["parameters"].as_array().cloned().unwrap_or_default();
-            assert!(params.iter().all(|p| p["name"] != "Authorization"), "{id} has an Authorization parameter");
-            for status in ["400", "401", "403", "404", "429", "500"] {
-                let schema = &operation["responses"][status]["content"]["application/json; charset=utf-8"]["schema"];
-                assert_eq!(schema["$ref"], "#/components/schemas/Error", "{id} declares {status}");
+            for status in ["400", "401", "403", "404", "429", "500", "503"] {
+                assert!(responses.contains_key(status), "{id} declares {status}");
             }
+            assert!(responses["429"]["headers"]["Retry-After"].is_object(), "{id}: 429 names Retry-After");
         }
     }
-    assert_eq!(operation_ids.len(), 8);
+    assert_eq!(operation_ids.len(), 11);
+    public.sort();
+    assert_eq!(public, ["deliverFile", "deliverRaw", "getThumbnail"]);
+    // The ranges of SPEC.md §8 as schema constraints.
+    let transform = &spec["components"]["schemas"]["TransformRequest"]["properties"];
+    for (name, min, max) in [("w", 1.0, 5000.0), ("h", 1.0, 5000.0), ("blur", 0.3, 1000.0), ("rot", -360.0, 360.0)] {
+        assert_eq!(transform[name]["minimum"].as_f64(), Some(min), "{name}");
+        assert_eq!(transform[name]["maximum"].as_f64(), Some(max), "{name}");
+    }
+    assert_eq!(transform["q"]["anyOf"][0]["minimum"], 1);
+    assert_eq!(transform["q"]["anyOf"][0]["maximum"], 100);
+    assert_eq!(transform["q"]["anyOf"][1]["enum"], serde_json::json!(["auto"]));
+    assert_eq!(transform["fit"]["enum"].as_array().map(Vec::len), Some(5));
+    let list = &spec["paths"]["/files"]["get"]["parameters"];
+    assert_eq!(list[1]["name"], "pageSize");
+    assert_eq!(list[1]["schema"]["maximum"].as_f64(), Some(100.0));
+    // Delivery takes the same parameters, with the same constraints.
+    let delivery = spec["paths"]["/file/{path}"]["get"]["parameters"].as_array().unwrap();
+    let w = delivery.iter().find(|p| p["name"] == "w").unwrap();
+    assert_eq!((w["in"].as_str(), w["schema"]["maximum"].as_f64()), (Some("query"), Some(5000.0)));
     let file = &spec["components"]["schemas"]["File"];
     assert_eq!(file["properties"]["folderId"]["nullable"], true);
     assert_eq!(
@@ -80,5 +127,10 @@ async fn the_spec_and_swagger_ui_are_served() {
     let docs = app.client.get(format!("{}/docs", app.base)).send().await.unwrap();
     assert_eq!(docs.status(), StatusCode::OK);
     assert!(docs.headers()["content-type"].to_str().unwrap().starts_with("text/html"));
-    assert!(docs.text().await.unwrap().contains("swagger"), "Swagger UI page");
+    let page = docs.text().await.unwrap();
+    assert!(page.contains("SwaggerUIBundle"), "Swagger UI page");
+    // The completed document, public routes included, not poem-openapi's own.
+    assert!(page.contains("deliverFile"), "Swagger UI shows the completed document");
+    let slash = app.client.get(format!("{}/docs/", app.base)).send().await.unwrap();
+    assert_eq!(slash.status(), StatusCode::OK);
 }

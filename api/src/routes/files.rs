@@ -13,7 +13,7 @@ use super::ApiTags;
 use crate::{auth::Caller, error::ApiError, file_object::FileObject, state::AppState};
 
 #[derive(Debug, Object)]
-#[oai(rename_all = "camelCase")]
+#[oai(example, rename_all = "camelCase")]
 pub struct Pagination {
     pub page: u64,
     pub page_size: u64,
@@ -22,17 +22,20 @@ pub struct Pagination {
 }
 
 #[derive(Debug, Object)]
+#[oai(example)]
 pub struct FileList {
     pub files: Vec<FileObject>,
     pub pagination: Pagination,
 }
 
 #[derive(Debug, Object)]
+#[oai(example)]
 pub struct FileEnvelope {
     pub file: FileObject,
 }
 
 #[derive(Debug, Object)]
+#[oai(example)]
 pub struct Message {
     pub message: String,
 }
@@ -69,6 +72,8 @@ impl FilesApi {
     }
 
     /// Get a file
+    ///
+    /// One file of the account, by id. A file of another account, or one deleted, is a 404.
     #[oai(path = "/files/:id", method = "get", operation_id = "getFile")]
     async fn get(
         &self,

@@ -24,6 +24,7 @@ use crate::{
 
 /// Transformations, with the names, types and ranges of the delivery query parameters. All optional.
 #[derive(Debug, Default, Object, Deserialize)]
+#[oai(example, skip_serializing_if_is_none)]
 #[serde(deny_unknown_fields)]
 pub struct TransformRequest {
     /// Width in pixels.
@@ -81,6 +82,7 @@ impl TransformRequest {
 }
 
 #[derive(Debug, Object)]
+#[oai(example)]
 pub struct OriginalFile {
     pub id: String,
     pub filename: String,
@@ -88,7 +90,7 @@ pub struct OriginalFile {
 }
 
 #[derive(Debug, Object)]
-#[oai(rename_all = "camelCase")]
+#[oai(example, rename_all = "camelCase")]
 pub struct TransformUrl {
     /// Public URL of the transformed image; loading it needs no credentials.
     pub url: String,

@@ -16,7 +16,7 @@ use crate::{auth::Caller, body::JsonBody, error::ApiError, file_object::FileObje
 
 /// What is about to be uploaded.
 #[derive(Debug, Object, Deserialize)]
-#[oai(rename_all = "camelCase")]
+#[oai(example, skip_serializing_if_is_none, rename_all = "camelCase")]
 #[serde(rename_all = "camelCase")]
 pub struct PresignRequest {
     /// Original filename, e.g. `cat.jpg`.
@@ -33,7 +33,7 @@ pub struct PresignRequest {
 
 /// A pending upload: send the bytes with `PUT` to `uploadUrl`, then confirm with `pendingUploadId`.
 #[derive(Debug, Object)]
-#[oai(rename = "PendingUpload", rename_all = "camelCase")]
+#[oai(example, rename = "PendingUpload", rename_all = "camelCase")]
 pub struct PendingUploadObject {
     /// Presigned storage address; `PUT` the raw bytes there, without an Authorization header.
     pub upload_url: String,
@@ -44,7 +44,7 @@ pub struct PendingUploadObject {
 }
 
 #[derive(Debug, Object, Deserialize)]
-#[oai(rename_all = "camelCase")]
+#[oai(example, rename_all = "camelCase")]
 #[serde(rename_all = "camelCase")]
 pub struct ConfirmRequest {
     /// The `pendingUploadId` returned by presign.
@@ -52,6 +52,7 @@ pub struct ConfirmRequest {
 }
 
 #[derive(Debug, Object)]
+#[oai(example)]
 pub struct ConfirmResponse {
     pub message: String,
     pub file: FileObject,

@@ -36,7 +36,7 @@ const MAX_ITEMS: usize = 100_000;
 
 /// What to warm.
 #[derive(Debug, Object, Deserialize)]
-#[oai(rename_all = "camelCase")]
+#[oai(example, skip_serializing_if_is_none, rename_all = "camelCase")]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct WarmRequest {
     /// Ids of image files of the account, at most 10,000. Omitted: every image file of the account.
@@ -47,7 +47,7 @@ pub struct WarmRequest {
 
 /// A warming batch and its progress. `done + failed` reaches `total` when every item has finished.
 #[derive(Debug, Object)]
-#[oai(rename_all = "camelCase")]
+#[oai(example, rename_all = "camelCase")]
 pub struct WarmBatchStatus {
     pub batch_id: String,
     /// Items in the batch: files × transformations.
@@ -220,6 +220,9 @@ impl WarmApi {
     }
 
     /// Read a warming batch's progress
+    ///
+    /// How many of the batch's items are rendered, failed or still pending; `complete` once none is
+    /// pending. A batch of another account is a 404.
     #[oai(path = "/warm/:batchId", method = "get", operation_id = "getWarmBatch")]
     async fn progress(
         &self,

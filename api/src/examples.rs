@@ -1,0 +1,151 @@
+//! The example value of every schema in the OpenAPI document (`#[oai(example)]`), telling one story:
+//! account `default` uploads `cat.jpg` into folder `pets`, reads it, asks for a 400 px WebP URL and warms
+//! two widths. Swagger UI shows these as the request bodies to edit and the responses to expect; SDK
+//! generators copy them into their docs. Written as the types themselves, so an example cannot drift from
+//! its schema.
+
+use std::collections::BTreeMap;
+
+use poem_openapi::types::Example;
+use serde_json::json;
+
+use crate::{
+    error::ErrorBody,
+    file_object::FileObject,
+    routes::{
+        files::{FileEnvelope, FileList, Message, Pagination},
+        transform::{OriginalFile, TransformRequest, TransformUrl},
+        upload::{ConfirmRequest, ConfirmResponse, PendingUploadObject, PresignRequest},
+        warm::{WarmBatchStatus, WarmRequest},
+    },
+};
+
+const FILE_ID: &str = "0193b8a2-5c4e-7d10-9a2b-6f1e4c3d2b1a";
+const PENDING_ID: &str = "0193b8a2-4f00-7c3e-8e11-2a9b7c6d5e4f";
+const BASE: &str = "https://img.example.com/v1";
+
+impl Example for PresignRequest {
+    fn example() -> Self {
+        Self {
+            filename: "cat.jpg".into(),
+            mimetype: "image/jpeg".into(),
+            size: 245_760,
+            custom_filename: None,
+            folder_name: Some("pets".into()),
+        }
+    }
+}
+
+impl Example for PendingUploadObject {
+    fn example() -> Self {
+        Self {
+            upload_url: format!(
+                "https://img.example.com/storage/pending/{PENDING_ID}?expires=1764000000&size=245760&signature=9c1e2a…"
+            ),
+            pending_upload_id: PENDING_ID.into(),
+            expires_in: 3600,
+        }
+    }
+}
+
+impl Example for ConfirmRequest {
+    fn example() -> Self {
+        Self { pending_upload_id: PENDING_ID.into() }
+    }
+}
+
+impl Example for FileObject {
+    fn example() -> Self {
+        Self {
+            id: FILE_ID.into(),
+            name: "cat.jpg".into(),
+            secure_url: format!("{BASE}/file/default/pets/cat.jpg"),
+            secure_thumbnail_url: format!("{BASE}/files/{FILE_ID}/thumbnail"),
+            raw_url: format!("{BASE}/raw/default/pets/cat.jpg"),
+            kind: "image".into(),
+            raw_type: "image/jpeg".into(),
+            size: "240 KB".into(),
+            raw_size: 245_760,
+            updated: "Just now".into(),
+            raw_updated: "2026-11-24T09:30:00.000Z".into(),
+            folder_id: Some("0193b8a2-4e10-7a55-b3c1-9d8e7f6a5b4c".into()),
+        }
+    }
+}
+
+impl Example for ConfirmResponse {
+    fn example() -> Self {
+        Self { message: "Upload confirmed".into(), file: FileObject::example() }
+    }
+}
+
+impl Example for FileEnvelope {
+    fn example() -> Self {
+        Self { file: FileObject::example() }
+    }
+}
+
+impl Example for Pagination {
+    fn example() -> Self {
+        Self { page: 1, page_size: 20, total_count: 1, total_pages: 1 }
+    }
+}
+
+impl Example for FileList {
+    fn example() -> Self {
+        Self { files: vec![FileObject::example()], pagination: Pagination::example() }
+    }
+}
+
+impl Example for Message {
+    fn example() -> Self {
+        Self { message: "File deleted".into() }
+    }
+}
+
+impl Example for TransformRequest {
+    fn example() -> Self {
+        Self { w: Some(400), format: Some("webp".into()), q: Some(json!("auto")), ..Self::default() }
+    }
+}
+
+impl Example for OriginalFile {
+    fn example() -> Self {
+        Self { id: FILE_ID.into(), filename: "cat.jpg".into(), mimetype: "image/jpeg".into() }
+    }
+}
+
+impl Example for TransformUrl {
+    fn example() -> Self {
+        Self {
+            url: format!("{BASE}/file/default/pets/cat.webp?w=400&q=auto&format=webp"),
+            original_file: OriginalFile::example(),
+            transformations: json!({ "w": 400, "q": "auto", "format": "webp" }),
+        }
+    }
+}
+
+impl Example for WarmRequest {
+    fn example() -> Self {
+        Self { file_ids: Some(vec![FILE_ID.into()]), transformations: vec!["w=320".into(), "w=640&format=webp".into()] }
+    }
+}
+
+impl Example for WarmBatchStatus {
+    fn example() -> Self {
+        Self {
+            batch_id: "0193b8a3-0a00-7b2c-8d4e-5f6a7b8c9d0e".into(),
+            total: 2,
+            done: 1,
+            failed: 0,
+            pending: 1,
+            complete: false,
+        }
+    }
+}
+
+impl Example for ErrorBody {
+    fn example() -> Self {
+        Self { message: "no file with this id".into(), status: 404, headers: BTreeMap::new() }
+    }
+}
