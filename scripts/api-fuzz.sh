@@ -32,27 +32,10 @@ echo "== cargo build (debug)"
 cargo build --locked --bin shutterbox
 bin=$target/debug/shutterbox
 
-data=$(mktemp -d /tmp/api-fuzz.XXXXXX)
-port=$(free_port)
-SHUTTERBOX_DATA_DIR=$data SHUTTERBOX_LISTEN=127.0.0.1:$port SHUTTERBOX_RATE_LIMIT=10000000/60s \
-  "$bin" serve >"$out/server.stdout" 2>"$out/server.stderr" &
-server=$!
-cleanup() {
-  kill "$server" 2>/dev/null || true
-  wait "$server" 2>/dev/null || true
-  rm -rf "$data"
-}
-trap cleanup EXIT
-for _ in $(seq 100); do
-  curl -fsS "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break
-  sleep 0.1
-done
-key=$(grep '^sbx_' "$out/server.stdout" || true)
-[[ -n $key ]] || {
-  cat "$out/server.stderr" >&2
-  echo "api-fuzz: the server did not start" >&2
-  exit 1
-}
+trap stop_shutterbox EXIT
+SHUTTERBOX_RATE_LIMIT=10000000/60s start_shutterbox "$bin" "$out"
+port=${server_url##*:}
+key=$server_key
 
 echo "== schemathesis: ${seconds}s against http://127.0.0.1:$port/v1/openapi.json"
 "$venv/bin/schemathesis" run "http://127.0.0.1:$port/v1/openapi.json" \

@@ -32,29 +32,16 @@ cargo build "${flags[@]}" --bin shutterbox --example load
 bin=$target/$profile/shutterbox
 load=$target/$profile/examples/load
 
-data=$(mktemp -d /tmp/load-test.XXXXXX)
-port=$(free_port)
-SHUTTERBOX_DATA_DIR=$data SHUTTERBOX_LISTEN=127.0.0.1:$port SHUTTERBOX_RATE_LIMIT=100000000/60s \
-  SHUTTERBOX_RENDER_QUEUE=2 "$bin" serve >"$out/server.stdout" 2>"$out/server.stderr" &
-server=$!
 sampler=
 cleanup() {
   [[ -n $sampler ]] && kill "$sampler" 2>/dev/null
-  kill "$server" 2>/dev/null || true
-  wait "$server" 2>/dev/null || true
-  rm -rf "$data"
+  stop_shutterbox
 }
 trap cleanup EXIT
-for _ in $(seq 100); do
-  curl -fsS "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break
-  sleep 0.1
-done
-key=$(grep '^sbx_' "$out/server.stdout" || true)
-[[ -n $key ]] || {
-  cat "$out/server.stderr" >&2
-  echo "load-test: the server did not start" >&2
-  exit 1
-}
+SHUTTERBOX_RATE_LIMIT=100000000/60s SHUTTERBOX_RENDER_QUEUE=2 start_shutterbox "$bin" "$out"
+port=${server_url##*:}
+key=$server_key
+server=$server_pid
 rss_kib() { awk '/^VmRSS/ {print $2}' "/proc/$server/status"; }
 echo "RSS idle: $(($(rss_kib) / 1024)) MiB"
 (

@@ -1,5 +1,5 @@
-# Shared by scripts/test.sh and the benchmark scripts (sourced, not run): the machine's PostgreSQL and Redis,
-# free ports, and the oha load generator.
+# Shared by scripts/test.sh and the other scripts (sourced, not run): the machine's PostgreSQL and Redis,
+# free ports, the oha load generator, and a throwaway embedded server.
 
 # Starts the local PostgreSQL (127.0.0.1:5432) and Redis (127.0.0.1:6379, no persistence) if they are
 # installed but down; fails with a message naming the one that cannot be reached.
@@ -44,4 +44,37 @@ find_oha() {
     fi
   fi
   if "$oha_bin" --help | grep -q -- '--output-format'; then oha_json=(--output-format json); else oha_json=(--json); fi
+}
+
+# Starts `<bin> serve` on a free port of 127.0.0.1 with a fresh data directory (the embedded deployment),
+# the caller's environment (e.g. `SHUTTERBOX_RATE_LIMIT=… start_shutterbox …`) and its output in
+# <out dir>/server.stdout and server.stderr, and waits until it answers /healthz. Sets server_pid,
+# server_url and server_key (the secret key of the first start's `default` account). stop_shutterbox ends
+# it and removes its data.
+start_shutterbox() {
+  local bin=$1 out=$2 port
+  server_data=$(mktemp -d /tmp/shutterbox-serve.XXXXXX)
+  port=$(free_port)
+  server_url=http://127.0.0.1:$port
+  SHUTTERBOX_DATA_DIR=$server_data SHUTTERBOX_LISTEN=127.0.0.1:$port \
+    "$bin" serve >"$out/server.stdout" 2>"$out/server.stderr" &
+  server_pid=$!
+  for _ in $(seq 100); do
+    curl -fsS "$server_url/healthz" >/dev/null 2>&1 && break
+    sleep 0.1
+  done
+  server_key=$(grep '^sbx_' "$out/server.stdout" || true)
+  if [[ -z $server_key ]]; then
+    cat "$out/server.stderr" >&2
+    echo "$bin serve did not start" >&2
+    return 1
+  fi
+}
+
+stop_shutterbox() {
+  if [[ -n ${server_pid:-} ]]; then
+    kill "$server_pid" 2>/dev/null || true
+    wait "$server_pid" 2>/dev/null || true
+  fi
+  if [[ -n ${server_data:-} ]]; then rm -rf "$server_data"; fi
 }

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# The OpenAPI document as real clients use it, against a running server:
+#
+#   scripts/clients.sh
+#
+# 1. Validates openapi/openapi.json with openapi-spec-validator (the served document is the same file:
+#    tests/api/openapi.rs).
+# 2. Generates the Python client with openapi-python-client and runs clients/python/flow.py with it.
+# 3. Generates the TypeScript types with openapi-typescript, compiles clients/typescript/src with
+#    `tsc --strict` (a spec change that breaks a call fails here) and runs the flow with openapi-fetch.
+# 4. Drives Swagger UI at /v1/docs in headless Chromium (playwright-core): authorize, "Try it out" on
+#    GET /files, a 200 with the listing; the screenshot is kept at <target>/clients/swagger-ui.png.
+#
+# The Python tools are pinned in a virtualenv under <target>/clients/venv, the npm packages by
+# clients/typescript/package-lock.json (`npm ci`). Needs Debian's chromium (.ci/run installs it; set
+# CHROMIUM to use another). The server is the debug build (the test suite's, so CI compiles nothing new),
+# on a free port with its own data directory; its log is kept in <target>/clients/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+# shellcheck source=scripts/lib/services.sh
+source scripts/lib/services.sh
+
+target=${CARGO_TARGET_DIR:-$PWD/target}
+out=$target/clients
+mkdir -p "$out"
+chromium=${CHROMIUM:-/usr/bin/chromium}
+[[ -x $chromium ]] || {
+  echo "clients: no Chromium at $chromium (apt-get install chromium, or set CHROMIUM)" >&2
+  exit 1
+}
+
+python_tools=(openapi-python-client==0.29.1 openapi-spec-validator==0.9.0)
+venv=$out/venv
+if [[ "$(cat "$venv/.tools" 2>/dev/null)" != "${python_tools[*]}" ]]; then
+  echo "== installing ${python_tools[*]}"
+  rm -rf "$venv"
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install -q "${python_tools[@]}"
+  echo "${python_tools[*]}" >"$venv/.tools"
+fi
+
+echo "== openapi-spec-validator openapi/openapi.json"
+"$venv/bin/openapi-spec-validator" openapi/openapi.json
+
+echo "== Python client (openapi-python-client)"
+rm -rf "$out/python"
+"$venv/bin/openapi-python-client" generate --path openapi/openapi.json --config clients/python/config.yaml \
+  --meta none --output-path "$out/python/shutterbox_client" --overwrite 2>&1 | tee "$out/python-generate.log"
+# The delivery routes answer binary image bodies, which it skips with a warning (DESIGN.md §7); a warning
+# about anything else is a document it cannot fully use.
+if grep -E '^(WARNING|ERROR)' "$out/python-generate.log" | grep -vq 'within delivery\.$'; then
+  echo "clients: openapi-python-client warned about more than the binary delivery routes" >&2
+  exit 1
+fi
+
+echo "== TypeScript client (openapi-typescript + openapi-fetch, tsc --strict)"
+(
+  cd clients/typescript
+  npm ci --no-audit --no-fund --loglevel=error
+  npm run --silent generate
+  rm -rf dist
+  npm run --silent build
+)
+
+echo "== cargo build (debug)"
+cargo build --locked --bin shutterbox
+bin=$target/debug/shutterbox
+
+trap stop_shutterbox EXIT
+SHUTTERBOX_RATE_LIMIT=100000/60s start_shutterbox "$bin" "$out"
+url=$server_url
+key=$server_key
+
+echo "== Python client flow"
+PYTHONPATH=$out/python "$venv/bin/python" clients/python/flow.py "$url" "$key"
+
+echo "== TypeScript client flow"
+node clients/typescript/dist/flow.js "$url" "$key"
+
+echo "== Swagger UI in headless Chromium"
+CHROMIUM=$chromium node clients/typescript/dist/swagger-ui.js "$url" "$key" "$out/swagger-ui.png"
+echo "== clients passed (generated code, logs and the screenshot in $out)"
