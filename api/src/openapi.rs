@@ -91,6 +91,7 @@ fn constrain_transformations(document: &mut Value) {
         return;
     }
     properties["q"] = json!({
+        "nullable": true,
         "description": "Quality 1–100, or `\"auto\"` (a per-format starting quality, adjusted for simple \
                         graphics and transparency).",
         "anyOf": [
@@ -100,6 +101,10 @@ fn constrain_transformations(document: &mut Value) {
     });
     properties["fit"]["enum"] = json!(["cover", "contain", "fill", "inside", "outside"]);
     properties["format"]["enum"] = json!(["jpeg", "png", "webp", "avif", "gif", "tiff", "bmp", "auto"]);
+    // serde's deny_unknown_fields, which poem-openapi's schema does not show.
+    for schema in ["TransformRequest", "WarmRequest"] {
+        document["components"]["schemas"][schema]["additionalProperties"] = json!(false);
+    }
 }
 
 /// The delivery query parameters: TransformRequest's properties, one parameter each.
@@ -111,8 +116,12 @@ fn transformation_parameters(document: &Value) -> Vec<Value> {
         .iter()
         .map(|(name, schema)| {
             let mut schema = schema.clone();
-            let description = schema.as_object_mut().and_then(|s| s.remove("description")).unwrap_or(Value::Null);
-            json!({ "name": name, "in": "query", "required": false, "description": description, "schema": schema })
+            // A query parameter is absent or has a value: null means nothing there.
+            let description = schema.as_object_mut().and_then(|s| {
+                s.remove("nullable");
+                s.remove("description")
+            });
+            json!({ "name": name, "in": "query", "required": false, "description": description.unwrap_or_default(), "schema": schema })
         })
         .collect()
 }

@@ -28,30 +28,45 @@ use crate::{
 #[serde(deny_unknown_fields)]
 pub struct TransformRequest {
     /// Width in pixels.
-    #[oai(validator(minimum(value = "1"), maximum(value = "5000")))]
+    #[oai(nullable, validator(minimum(value = "1"), maximum(value = "5000")))]
     pub w: Option<u32>,
     /// Height in pixels.
-    #[oai(validator(minimum(value = "1"), maximum(value = "5000")))]
+    #[oai(nullable, validator(minimum(value = "1"), maximum(value = "5000")))]
     pub h: Option<u32>,
     /// `cover` (default), `contain`, `fill`, `inside` or `outside`.
+    #[oai(nullable)]
     pub fit: Option<String>,
     /// Quality 1–100, or `"auto"`.
     pub q: Option<Value>,
     /// Gaussian blur radius, 0.3–1000.
-    #[oai(validator(minimum(value = "0.3"), maximum(value = "1000")))]
+    #[oai(nullable, validator(minimum(value = "0.3"), maximum(value = "1000")))]
     pub blur: Option<f64>,
     /// Sharpen.
+    #[oai(nullable)]
     pub sharp: Option<bool>,
     /// Convert to grayscale.
+    #[oai(nullable)]
     pub gray: Option<bool>,
     /// Rotation in degrees, −360 to 360.
-    #[oai(validator(minimum(value = "-360"), maximum(value = "360")))]
+    #[oai(nullable, validator(minimum(value = "-360"), maximum(value = "360")))]
     pub rot: Option<i32>,
-    /// `<width>_<hexcolor>`, e.g. `10_ff0000`.
+    /// `<width>_<hexcolor>`: a width of 1–1000 pixels, then the colour as `rgb`, `rrggbb` or `rrggbbaa`
+    /// (optionally after `#`), e.g. `10_ff0000`.
+    #[oai(
+        nullable,
+        validator(pattern = r"^\+?0*([1-9][0-9]{0,2}|1000)_#?([0-9a-fA-F]{3}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$")
+    )]
     pub border: Option<String>,
-    /// `x,y,width,height` in source pixels.
+    /// `x,y,width,height` in source pixels: whole numbers, width and height above 0.
+    #[oai(
+        nullable,
+        validator(
+            pattern = r"^\s*\+?[0-9]{1,9}\s*,\s*\+?[0-9]{1,9}\s*,\s*\+?0*[1-9][0-9]{0,8}\s*,\s*\+?0*[1-9][0-9]{0,8}\s*$"
+        )
+    )]
     pub crop: Option<String>,
     /// `jpeg`, `png`, `webp`, `avif`, `gif`, `tiff`, `bmp` or `auto`.
+    #[oai(nullable)]
     pub format: Option<String>,
 }
 

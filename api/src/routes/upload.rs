@@ -19,15 +19,21 @@ use crate::{auth::Caller, body::JsonBody, error::ApiError, file_object::FileObje
 #[oai(example, skip_serializing_if_is_none, rename_all = "camelCase")]
 #[serde(rename_all = "camelCase")]
 pub struct PresignRequest {
-    /// Original filename, e.g. `cat.jpg`.
+    /// Original filename, e.g. `cat.jpg`: at most 255 bytes, without `/`, `\`, control or bidi-override
+    /// characters, and not `.` or `..`.
+    #[oai(validator(min_length = 1))]
     pub filename: String,
     /// Declared MIME type, e.g. `image/jpeg`. The stored type is sniffed from the bytes at confirm.
+    #[oai(validator(pattern = r"^\s*[A-Za-z0-9!#$&^_.+-]{1,127}/[A-Za-z0-9!#$&^_.+-]{1,127}\s*(;.*)?$"))]
     pub mimetype: String,
     /// Exact size in bytes; confirm fails unless the stored object has exactly this size.
+    #[oai(validator(minimum(value = "0")))]
     pub size: u64,
     /// Name to store the file under instead of `filename` (takes `filename`'s extension if it has none).
+    #[oai(nullable, validator(min_length = 1))]
     pub custom_filename: Option<String>,
     /// Folder to upload into, `/`-separated for nesting (e.g. `pets/cats`); created on demand.
+    #[oai(nullable)]
     pub folder_name: Option<String>,
 }
 

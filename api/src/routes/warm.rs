@@ -40,8 +40,11 @@ const MAX_ITEMS: usize = 100_000;
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct WarmRequest {
     /// Ids of image files of the account, at most 10,000. Omitted: every image file of the account.
+    #[oai(nullable, validator(max_items = 10000))]
     pub file_ids: Option<Vec<String>>,
-    /// Transformations as delivery query strings, e.g. `w=320` or `w=640&format=webp`; 1 to 50.
+    /// Transformations as delivery query strings, e.g. `w=320` or `w=640&format=webp`; 1 to 50, each
+    /// changing something.
+    #[oai(validator(min_items = 1, max_items = 50))]
     pub transformations: Vec<String>,
 }
 
