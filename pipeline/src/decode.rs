@@ -202,6 +202,7 @@ fn decode_jpeg_turbo(bytes: &[u8], (width, height): (u32, u32), shrink: usize) -
 /// AVIF: the container's sequence header gives the largest frame size, checked against the budget
 /// before the AV1 decoder allocates anything. (HEIF's `irot`/`imir` transforms are not applied.)
 fn decode_avif(bytes: &[u8], max_pixels: u64) -> Result<Decoded, PipelineError> {
+    crate::isobmff::check_boxes(bytes).map_err(PipelineError::decode)?;
     let avif = avif_parse::read_avif(&mut &bytes[..]).map_err(PipelineError::decode)?;
     let meta = avif.primary_item_metadata().map_err(PipelineError::decode)?;
     check_budget(meta.max_frame_width.get(), meta.max_frame_height.get(), max_pixels)?;

@@ -17,6 +17,7 @@ pub mod decode;
 pub mod encode;
 pub mod geometry;
 pub mod gif_frames;
+mod isobmff;
 pub mod ops;
 pub mod params;
 pub mod placeholder;

@@ -1,0 +1,174 @@
+//! Checks an AVIF file's ISO-BMFF structure against the bytes actually present before avif-parse reads
+//! it: avif-parse reserves memory by a box's declared size (`mdat`, `iloc`, `auxC`) and by declared item
+//! counts (`iloc`, `iinf`) before reading them, so a 300-byte file claiming a 4 GB `mdat` made it ask for
+//! 4 GB (found by the `decode` fuzz target). Here every box of the containers avif-parse descends into must
+//! fit inside its parent, and every such count must fit in its box, or the file is malformed. Pure: reads
+//! the slice, allocates nothing.
+
+/// Containers whose children avif-parse reads, with the bytes before their first child (FullBox
+/// version/flags, and `iinf`'s entry count, handled separately).
+fn children_offset(name: &[u8; 4]) -> Option<usize> {
+    match name {
+        b"meta" | b"iref" => Some(4),
+        b"iprp" | b"ipco" | b"dinf" => Some(0),
+        _ => None,
+    }
+}
+
+/// `Err` with what is wrong when a box or a count claims more bytes than there are.
+pub(crate) fn check_boxes(bytes: &[u8]) -> Result<(), &'static str> {
+    check_level(bytes, 0)
+}
+
+/// The boxes of one level, `bytes` being exactly their parent's content.
+fn check_level(mut bytes: &[u8], depth: u8) -> Result<(), &'static str> {
+    // Deeper than any real AVIF nests: refuse rather than recurse without bound.
+    if depth > 8 {
+        return Err("boxes nested too deep");
+    }
+    while !bytes.is_empty() {
+        let (name, header, size) = box_header(bytes)?;
+        let content = &bytes[header..size];
+        if let Some(offset) = children_offset(&name) {
+            check_level(content.get(offset..).ok_or("container box too short")?, depth + 1)?;
+        } else if &name == b"iinf" {
+            check_iinf(content, depth)?;
+        } else if &name == b"iloc" {
+            check_iloc(content)?;
+        }
+        bytes = &bytes[size..];
+    }
+    Ok(())
+}
+
+/// A box's type, header length and total size, the size checked against the bytes left.
+fn box_header(bytes: &[u8]) -> Result<([u8; 4], usize, usize), &'static str> {
+    let size32 = u32::from_be_bytes(bytes.get(0..4).ok_or("truncated box header")?.try_into().unwrap_or_default());
+    let name: [u8; 4] = bytes.get(4..8).ok_or("truncated box header")?.try_into().unwrap_or_default();
+    let (header, size) = match size32 {
+        // To the end of the parent (allowed for the last top-level box).
+        0 => (8, bytes.len() as u64),
+        1 => {
+            let large = bytes.get(8..16).ok_or("truncated box header")?;
+            (16, u64::from_be_bytes(large.try_into().unwrap_or_default()))
+        }
+        n => (8, u64::from(n)),
+    };
+    if size < header as u64 {
+        return Err("box smaller than its header");
+    }
+    if size > bytes.len() as u64 {
+        return Err("box larger than the data around it");
+    }
+    Ok((name, header, size as usize))
+}
+
+/// `iinf`: FullBox, an entry count (16 bits in version 0, else 32), then one `infe` box per entry (each at
+/// least a box header).
+fn check_iinf(content: &[u8], depth: u8) -> Result<(), &'static str> {
+    let version = *content.first().ok_or("truncated iinf")?;
+    let (count, rest) = if version == 0 {
+        let count = content.get(4..6).ok_or("truncated iinf")?;
+        (u64::from(u16::from_be_bytes([count[0], count[1]])), &content[6..])
+    } else {
+        let count = content.get(4..8).ok_or("truncated iinf")?;
+        (u64::from(u32::from_be_bytes([count[0], count[1], count[2], count[3]])), &content[8..])
+    };
+    if count.saturating_mul(8) > rest.len() as u64 {
+        return Err("iinf counts more entries than it holds");
+    }
+    check_level(rest, depth + 1)
+}
+
+/// `iloc`: FullBox, two bytes of field sizes, an item count (16 bits before version 2, else 32); every
+/// item takes at least 6 bytes (id, data reference index, extent count).
+fn check_iloc(content: &[u8]) -> Result<(), &'static str> {
+    let version = *content.first().ok_or("truncated iloc")?;
+    let (count, rest) = if version < 2 {
+        let count = content.get(6..8).ok_or("truncated iloc")?;
+        (u64::from(u16::from_be_bytes([count[0], count[1]])), content.len() - 8)
+    } else {
+        let count = content.get(6..10).ok_or("truncated iloc")?;
+        (u64::from(u32::from_be_bytes([count[0], count[1], count[2], count[3]])), content.len() - 10)
+    };
+    if count.saturating_mul(6) > rest as u64 {
+        return Err("iloc counts more items than it holds");
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::check_boxes;
+
+    fn boxed(name: &[u8; 4], content: &[u8]) -> Vec<u8> {
+        let mut b = u32::try_from(content.len() + 8).unwrap().to_be_bytes().to_vec();
+        b.extend_from_slice(name);
+        b.extend_from_slice(content);
+        b
+    }
+
+    fn ftyp() -> Vec<u8> {
+        boxed(b"ftyp", b"avif\0\0\0\0mif1miaf")
+    }
+
+    #[test]
+    fn a_real_avif_passes() {
+        for seed in ["seed-avif-rgb", "seed-avif-rgba", "seed-avif-gray"] {
+            let path = format!("{}/../fuzz/corpus/decode/{seed}", env!("CARGO_MANIFEST_DIR"));
+            // The target's first byte picks the transformation; the file follows.
+            let input = std::fs::read(&path).unwrap();
+            assert_eq!(check_boxes(&input[1..]), Ok(()), "{seed}");
+        }
+    }
+
+    #[test]
+    fn the_fuzzed_4_gb_mdat_is_refused() {
+        let path = format!("{}/../fuzz/corpus/decode/regression-avif-mdat-4gb", env!("CARGO_MANIFEST_DIR"));
+        // The target's first byte picks the transformation; the file follows.
+        let input = std::fs::read(path).unwrap();
+        let file = &input[1..];
+        assert_eq!(check_boxes(file), Err("box larger than the data around it"));
+        let transform = crate::Transform::from_query("w=64").unwrap();
+        let rendered =
+            crate::render(file, &transform, crate::Target::Auto, crate::RenderOptions { max_pixels: 4_000_000 });
+        assert!(matches!(rendered, Err(crate::PipelineError::Decode(_))), "{rendered:?}");
+    }
+
+    #[test]
+    fn boxes_larger_than_their_parent_are_refused() {
+        let mut file = ftyp();
+        file.extend_from_slice(&u32::MAX.to_be_bytes());
+        file.extend_from_slice(b"mdat\x12\x34");
+        assert_eq!(check_boxes(&file), Err("box larger than the data around it"));
+        // Nested: an iloc inside meta claiming more than meta holds.
+        let mut iloc = 1000u32.to_be_bytes().to_vec();
+        iloc.extend_from_slice(b"iloc\0\0\0\0\x44\0\0\0");
+        let mut file = ftyp();
+        file.extend(boxed(b"meta", &[b"\0\0\0\0".as_slice(), &iloc].concat()));
+        assert_eq!(check_boxes(&file), Err("box larger than the data around it"));
+        // A 64-bit size past the end.
+        let mut file = ftyp();
+        file.extend_from_slice(&1u32.to_be_bytes());
+        file.extend_from_slice(b"mdat");
+        file.extend_from_slice(&(1u64 << 40).to_be_bytes());
+        assert!(check_boxes(&file).is_err());
+    }
+
+    #[test]
+    fn counts_larger_than_their_box_are_refused() {
+        // iloc version 2 counting 2^31 items in 4 bytes.
+        let mut content = b"\x02\0\0\0\x44\0".to_vec();
+        content.extend_from_slice(&(1u32 << 31).to_be_bytes());
+        content.extend_from_slice(&[0; 4]);
+        let mut file = ftyp();
+        file.extend(boxed(b"meta", &[b"\0\0\0\0".as_slice(), &boxed(b"iloc", &content)].concat()));
+        assert_eq!(check_boxes(&file), Err("iloc counts more items than it holds"));
+        // iinf version 1 counting 2^30 entries and holding none.
+        let mut content = b"\x01\0\0\0".to_vec();
+        content.extend_from_slice(&(1u32 << 30).to_be_bytes());
+        let mut file = ftyp();
+        file.extend(boxed(b"meta", &[b"\0\0\0\0".as_slice(), &boxed(b"iinf", &content)].concat()));
+        assert_eq!(check_boxes(&file), Err("iinf counts more entries than it holds"));
+    }
+}
