@@ -253,7 +253,7 @@ fn public_routes(transformation_params: &[Value]) -> [(&'static str, Value); 3] 
                 "description": "The file at `path` with the query's transformations applied (SPEC.md §4.7, \
                     §4.9), in the format named by `format`, else by the URL's extension (`cat.webp` serves \
                     `cat.jpg` as WebP). Unknown parameters are ignored and parameter order does not matter. \
-                    Without transformations the original bytes are served. SVG and BMP originals and \
+                    Without transformations the original bytes are served, with `Range` support. SVG and BMP originals and \
                     `format=bmp` are served unconverted. Variants are rendered once and kept; a render the \
                     service has no room for is a 503 with `Retry-After`. Also answers `HEAD`.",
                 "operationId": "deliverFile",
@@ -266,10 +266,15 @@ fn public_routes(transformation_params: &[Value]) -> [(&'static str, Value); 3] 
                         "headers": delivery_headers(),
                         "content": binary(&["image/*", "*/*"])
                     },
+                    "206": {
+                        "description": "The requested range of an original served as stored (`Range`).",
+                        "content": binary(&["image/*", "*/*"])
+                    },
                     "304": not_modified(),
                     "400": error_response("A transformation parameter is out of range or malformed, or \
                                            transformations were asked of a non-image."),
                     "404": error_response("No file at this path."),
+                    "416": error_response("The requested range is outside the original."),
                     "500": error_response("Internal server error."),
                     "503": error_response("Rendering is at capacity or a backing service is unavailable; \
                                            see Retry-After.")
