@@ -121,7 +121,13 @@ fn transformation_parameters(document: &Value) -> Vec<Value> {
                 s.remove("nullable");
                 s.remove("description")
             });
-            json!({ "name": name, "in": "query", "required": false, "description": description.unwrap_or_default(), "schema": schema })
+            json!({
+                "name": name,
+                "in": "query",
+                "required": false,
+                "description": description.unwrap_or_default(),
+                "schema": schema
+            })
         })
         .collect()
 }
@@ -237,7 +243,10 @@ fn stored_path_parameter() -> Value {
 }
 
 fn not_modified() -> Value {
-    json!({ "description": "`If-None-Match` named this ETag: the cached copy is current.", "headers": delivery_headers() })
+    json!({
+        "description": "`If-None-Match` named this ETag: the cached copy is current.",
+        "headers": delivery_headers()
+    })
 }
 
 /// The public routes, served by plain handlers (api/src/routes/delivery.rs and thumbnail.rs).
@@ -253,9 +262,9 @@ fn public_routes(transformation_params: &[Value]) -> [(&'static str, Value); 3] 
                 "description": "The file at `path` with the query's transformations applied (SPEC.md §4.7, \
                     §4.9), in the format named by `format`, else by the URL's extension (`cat.webp` serves \
                     `cat.jpg` as WebP). Unknown parameters are ignored and parameter order does not matter. \
-                    Without transformations the original bytes are served, with `Range` support. SVG and BMP originals and \
-                    `format=bmp` are served unconverted. Variants are rendered once and kept; a render the \
-                    service has no room for is a 503 with `Retry-After`. Also answers `HEAD`.",
+                    Without transformations the original bytes are served, with `Range` support. SVG and \
+                    BMP originals and `format=bmp` are served unconverted. Variants are rendered once and \
+                    kept; a render the service has no room for is a 503 with `Retry-After`. Also answers `HEAD`.",
                 "operationId": "deliverFile",
                 "security": [],
                 "parameters": file_params,
