@@ -47,8 +47,6 @@ pub enum StartError {
 
 /// How long in-flight requests may take to finish once the shutdown starts.
 pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(25);
-/// How long a job in progress may take to finish once the shutdown starts, before it is handed back.
-pub const JOB_DRAIN: Duration = Duration::from_secs(20);
 
 /// When the cleanup sweep runs and how long it leaves things alone.
 #[derive(Debug, Clone, Copy)]
@@ -74,6 +72,7 @@ pub struct Application {
     state: AppState,
     workers: usize,
     retry_base: Duration,
+    job_drain: Duration,
     sweep: SweepSchedule,
     bootstrap_key: Option<MintedKey>,
 }
@@ -138,6 +137,7 @@ impl Application {
             state,
             workers: config.workers,
             retry_base: Duration::from_millis(config.backend.job_retry_base_ms.max(1)),
+            job_drain: Duration::from_secs(config.backend.job_drain_secs),
             sweep: SweepSchedule::of(&config.backend),
             bootstrap_key,
         })
@@ -157,7 +157,7 @@ impl Application {
     }
 
     /// Serves until `shutdown` resolves, then lets in-flight requests finish (up to `SHUTDOWN_GRACE`) while
-    /// the workers finish their jobs (up to `JOB_DRAIN`, then hand them back), so the process is gone within
+    /// the workers finish their jobs (up to `SHUTTERBOX_JOB_DRAIN_SECS`, then hand them back), so the process is gone within
     /// 30 s of its signal.
     pub async fn run_until(self, shutdown: impl Future<Output = ()> + Send) -> io::Result<()> {
         // Job loops and the sweep stop as soon as the shutdown starts, beside the HTTP drain.
@@ -167,7 +167,7 @@ impl Application {
                 Worker::new(self.state.queue.clone(), self.state.store.clone(), self.state.variants.renderer().clone())
                     .with_stats(self.state.jobs.clone())
                     .with_retry_base(self.retry_base);
-            tokio::spawn(worker.run(self.workers, jobs_stopping.clone(), JOB_DRAIN))
+            tokio::spawn(worker.run(self.workers, jobs_stopping.clone(), self.job_drain))
         });
         // The processes that run jobs also sweep (an API-only node leaves it to them).
         let sweeper = (self.workers > 0).then(|| {

@@ -36,6 +36,12 @@ pub struct BackendConfig {
     #[arg(long, env = "SHUTTERBOX_JOB_RETRY_BASE_MS", default_value_t = 1000)]
     pub job_retry_base_ms: u64,
 
+    /// How long the jobs in progress may take to finish once the process is told to stop, in seconds;
+    /// unfinished ones are then handed back to the queue for another worker. With the HTTP drain beside it,
+    /// the process is gone within 30 s of SIGTERM at the default.
+    #[arg(long, env = "SHUTTERBOX_JOB_DRAIN_SECS", default_value_t = 20)]
+    pub job_drain_secs: u64,
+
     /// How often the cleanup sweep runs (expired uploads, objects a crash left unrecorded), in seconds.
     /// Processes that run jobs sweep: `serve` with workers, `worker`.
     #[arg(long, env = "SHUTTERBOX_SWEEP_INTERVAL_SECS", default_value_t = 300)]
@@ -99,6 +105,7 @@ impl BackendConfig {
             redis_prefix: "shutterbox".into(),
             job_timeout_secs: 60,
             job_retry_base_ms: 1000,
+            job_drain_secs: 20,
             sweep_interval_secs: 300,
             sweep_grace_secs: 3600,
             s3: S3Settings { bucket: "shutterbox".into(), region: "us-east-1".into(), ..S3Settings::default() },

@@ -12,7 +12,7 @@ use shutterbox_worker::{JobStats, RenderTimes, Renderer, Sweeper, Worker};
 use tokio::{net::TcpListener, sync::watch};
 
 use crate::{
-    app::{JOB_DRAIN, StartError, SweepSchedule},
+    app::{StartError, SweepSchedule},
     backends::{open_metadata, open_queue, open_store},
     config::BackendConfig,
     routes::health,
@@ -53,6 +53,7 @@ pub struct WorkerProcess {
     sweeper: Sweeper,
     sweep_interval: Duration,
     concurrency: usize,
+    job_drain: Duration,
     probe: Probe,
 }
 
@@ -87,6 +88,7 @@ impl WorkerProcess {
             sweeper,
             sweep_interval: schedule.interval,
             concurrency: config.concurrency.max(1),
+            job_drain: Duration::from_secs(config.backend.job_drain_secs),
             probe: Probe { stats, queue, render_times },
         })
     }
@@ -96,12 +98,12 @@ impl WorkerProcess {
         self.port
     }
 
-    /// Runs jobs until `shutdown` resolves; the jobs in hand then have `JOB_DRAIN` to finish before they are
+    /// Runs jobs until `shutdown` resolves; the jobs in hand then have `SHUTTERBOX_JOB_DRAIN_SECS` to finish before they are
     /// handed back to the queue.
     pub async fn run_until(self, shutdown: impl Future<Output = ()> + Send) -> io::Result<()> {
         let (stop, stopped) = watch::channel(false);
         let sweeper = tokio::spawn(self.sweeper.run(self.sweep_interval, stopped.clone()));
-        let jobs = tokio::spawn(self.worker.run(self.concurrency, stopped, JOB_DRAIN));
+        let jobs = tokio::spawn(self.worker.run(self.concurrency, stopped, self.job_drain));
         let probes = Route::new().at("/healthz", health::live).at("/metrics", metrics).data(self.probe);
         let shutdown = async move {
             shutdown.await;

@@ -396,6 +396,7 @@ fn service_env(config: &Config) -> Vec<(&'static str, String)> {
         ("SHUTTERBOX_REDIS_PREFIX", b.redis_prefix.clone()),
         ("SHUTTERBOX_JOB_TIMEOUT_SECS", b.job_timeout_secs.to_string()),
         ("SHUTTERBOX_JOB_RETRY_BASE_MS", b.job_retry_base_ms.to_string()),
+        ("SHUTTERBOX_JOB_DRAIN_SECS", b.job_drain_secs.to_string()),
         ("SHUTTERBOX_SWEEP_INTERVAL_SECS", b.sweep_interval_secs.to_string()),
         ("SHUTTERBOX_SWEEP_GRACE_SECS", b.sweep_grace_secs.to_string()),
         ("SHUTTERBOX_RENDER_CONCURRENCY", config.render_concurrency.to_string()),
