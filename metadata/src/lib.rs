@@ -34,7 +34,16 @@ pub enum MetadataError {
 impl From<sqlx::Error> for MetadataError {
     fn from(e: sqlx::Error) -> Self {
         match e {
-            sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed | sqlx::Error::Io(_) | sqlx::Error::Tls(_) => {
+            sqlx::Error::PoolTimedOut
+            | sqlx::Error::PoolClosed
+            | sqlx::Error::Io(_)
+            | sqlx::Error::Tls(_)
+            | sqlx::Error::WorkerCrashed => Self::Unavailable(e.to_string()),
+            // The server going away or not there yet, said in SQLSTATE: class 08 (connection exception) and
+            // class 57 (operator intervention: 57P01 admin shutdown on a restart, 57P03 starting up).
+            sqlx::Error::Database(ref db)
+                if db.code().is_some_and(|code| code.starts_with("08") || code.starts_with("57")) =>
+            {
                 Self::Unavailable(e.to_string())
             }
             // 22021: character_not_in_repertoire (a NUL byte in text, on PostgreSQL).

@@ -1,11 +1,14 @@
 //! Faults of the backing services while the distributed deployment serves: PostgreSQL, Redis and the S3
 //! server each become unreachable and come back, through a TCP proxy the test cuts (every open connection
-//! dropped, new ones closed at once, as a restarting server does). Shutterbox answers 503 with the JSON
-//! error body where it must, keeps serving what does not need the missing service, and recovers without a
-//! restart. Always distributed, like `cluster`.
+//! dropped, new ones closed at once, as a restarting server does); and a PostgreSQL server of the test's
+//! own is really restarted under traffic (a fast shutdown tells open connections why, in SQLSTATE 57P01).
+//! Shutterbox answers 503 with the JSON error body where it must, keeps serving what does not need the
+//! missing service, and recovers without a restart. Always distributed, like `cluster`.
 
 use std::{
     future::Future,
+    path::PathBuf,
+    process::Command,
     sync::{
         Arc, Mutex,
         atomic::{AtomicBool, Ordering},
@@ -20,7 +23,7 @@ use tokio::{
     task::{AbortHandle, JoinHandle},
 };
 
-use crate::helpers::{PNG, TestApp, eventually};
+use crate::helpers::{PNG, TestApp, eventually, free_port};
 
 /// A TCP proxy in front of one backend, which the test can cut and restore.
 struct FaultProxy {
@@ -124,6 +127,133 @@ async fn list_status(app: &TestApp) -> (StatusCode, Value) {
         assert!(body["message"].is_string(), "{body}");
     }
     (status, body)
+}
+
+/// A PostgreSQL server of this test's own (initdb into a temporary directory, on a free port), which the
+/// test can really stop and start: the machine's shared server serves the other tests meanwhile.
+struct OwnPostgres {
+    dir: tempfile::TempDir,
+    bin: PathBuf,
+    port: u16,
+}
+
+impl OwnPostgres {
+    fn start() -> Self {
+        let bin = std::fs::read_dir("/usr/lib/postgresql")
+            .expect("PostgreSQL's programs under /usr/lib/postgresql (Debian's postgresql package)")
+            .filter_map(|entry| Some(entry.ok()?.path().join("bin")))
+            .filter(|bin| bin.join("initdb").exists())
+            .max()
+            .expect("initdb under /usr/lib/postgresql/<version>/bin");
+        let dir = tempfile::Builder::new().prefix("sbx-pg").tempdir_in("/tmp").expect("temp dir");
+        let own = Self { dir, bin, port: free_port() };
+        if running_as_root() {
+            // PostgreSQL refuses to run as root; its programs run as the `postgres` user, in a directory it owns.
+            own.run("chown", &["-R", "postgres:postgres", &own.path("")], false);
+        }
+        own.run("initdb", &["-D", &own.path("data"), "-A", "trust", "-U", "postgres", "-E", "UTF8", "--no-sync"], true);
+        own.start_server();
+        own
+    }
+
+    fn path(&self, name: &str) -> String {
+        self.dir.path().join(name).to_string_lossy().into_owned()
+    }
+
+    fn url(&self) -> String {
+        format!("postgres://postgres@127.0.0.1:{}/postgres", self.port)
+    }
+
+    fn start_server(&self) {
+        let options = format!(
+            "-p {} -c listen_addresses=127.0.0.1 -k {} -c fsync=off -c max_connections=100",
+            self.port,
+            self.path("")
+        );
+        self.run("pg_ctl", &["-D", &self.path("data"), "-l", &self.path("log"), "-o", &options, "-w", "start"], true);
+    }
+
+    /// A fast shutdown, as a restart does: open sessions are ended with 57P01, new connections refused.
+    fn stop_server(&self) {
+        self.run("pg_ctl", &["-D", &self.path("data"), "-m", "fast", "-w", "stop"], true);
+    }
+
+    fn run(&self, program: &str, args: &[&str], as_postgres: bool) {
+        let program = if as_postgres { self.bin.join(program) } else { PathBuf::from(program) };
+        let mut command = if as_postgres && running_as_root() {
+            let mut command = Command::new("runuser");
+            command.args(["-u", "postgres", "--"]).arg(&program);
+            command
+        } else {
+            Command::new(&program)
+        };
+        let output = command.args(args).output().unwrap_or_else(|e| panic!("{}: {e}", program.display()));
+        assert!(
+            output.status.success(),
+            "{} {args:?}: {}{}",
+            program.display(),
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+}
+
+impl Drop for OwnPostgres {
+    fn drop(&mut self) {
+        let program = self.bin.join("pg_ctl");
+        let data = self.path("data");
+        let mut command = if running_as_root() {
+            let mut command = Command::new("runuser");
+            command.args(["-u", "postgres", "--"]).arg(&program);
+            command
+        } else {
+            Command::new(&program)
+        };
+        let _ = command.args(["-D", &data, "-m", "immediate", "stop"]).output();
+    }
+}
+
+fn running_as_root() -> bool {
+    Command::new("id").arg("-u").output().is_ok_and(|o| o.stdout.trim_ascii() == b"0")
+}
+
+#[tokio::test]
+async fn a_real_postgres_restart_under_traffic_gives_503s_then_recovery() {
+    let postgres = OwnPostgres::start();
+    let url = postgres.url();
+    let app = TestApp::spawn_cluster(|c| c.backend.database_url = Some(url)).await;
+    let file = app.upload("before.png", "image/png", PNG).await;
+    assert_eq!(list_status(&app).await.0, StatusCode::OK);
+
+    // Listings every 50 ms while the server stops, stays down for 8 s and starts again. A request waits up
+    // to 5 s for a connection (metadata/src/sql.rs), which absorbs a quick restart: it answers late, with a
+    // 200. A longer outage must become 503s.
+    let restart = tokio::task::spawn_blocking(move || {
+        postgres.stop_server();
+        std::thread::sleep(Duration::from_secs(8));
+        postgres.start_server();
+        postgres
+    });
+    let mut statuses = Vec::new();
+    while !restart.is_finished() {
+        // A 503 carries Retry-After and the JSON body (checked inside).
+        statuses.push(list_status(&app).await.0);
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let _postgres = restart.await.expect("the restart ran");
+    assert!(statuses.iter().all(|s| *s == StatusCode::OK || *s == StatusCode::SERVICE_UNAVAILABLE), "{statuses:?}");
+    assert!(statuses.contains(&StatusCode::SERVICE_UNAVAILABLE), "the outage was seen: {statuses:?}");
+
+    // Recovery without restarting Shutterbox: every node lists again, and uploads work end to end.
+    eventually(20, "listing works again", || async { list_status(&app).await.0 == StatusCode::OK }).await;
+    for _ in 0..4 {
+        assert_eq!(list_status(&app).await.0, StatusCode::OK);
+    }
+    let after = app.upload("after.png", "image/png", PNG).await;
+    let (status, _, bytes) = app.fetch(after["rawUrl"].as_str().unwrap()).await;
+    assert_eq!((status, bytes.as_slice()), (StatusCode::OK, PNG));
+    let (status, _, _) = app.fetch(file["secureUrl"].as_str().unwrap()).await;
+    assert_eq!(status, StatusCode::OK);
 }
 
 #[tokio::test]
