@@ -56,7 +56,9 @@ async fn a_worker_killed_mid_job_has_its_job_finished_by_another() {
         app.job_metric("shutterbox_jobs_total{outcome=\"done\"}").await >= 1
     })
     .await;
-    assert_eq!(pending_jobs(&app).await, 0);
+    // With a 1 s claim timeout, a heartbeat late on a loaded machine lets the worker's other loop claim the
+    // job too (it renders once and acknowledges both): wait for that one as well.
+    eventually(60, "no job is left pending", || async { pending_jobs(&app).await == 0 }).await;
     let mut redis = app.redis().await;
     let dead: i64 = redis::cmd("XLEN").arg(app.redis_key("jobs:dead")).query_async(&mut redis).await.unwrap();
     assert_eq!(dead, 0, "nothing was dead-lettered");

@@ -154,14 +154,21 @@ impl UploadApi {
             state.store.stat(&pending_key),
             read_head(state.store.as_ref(), &pending_key, sniff::SNIFF_BYTES)
         );
-        let Some(info) = info? else {
-            // A racing confirm of this upload may have just created the file and removed the object.
-            if let Some(file_id) = confirmed_meanwhile(&state, &pending.id).await? {
-                return already_confirmed(&state, &caller, &file_id, now).await;
+        let (info, head) = match (info, head) {
+            (Ok(Some(info)), Ok(head)) => (info, head),
+            (info, head) => {
+                // A racing confirm of this upload may have just created the file and removed the object,
+                // before or between these two reads (a read cut short by the removal is a store error).
+                if let Some(file_id) = confirmed_meanwhile(&state, &pending.id).await? {
+                    return already_confirmed(&state, &caller, &file_id, now).await;
+                }
+                let Some(info) = info? else {
+                    return Err(ApiError::bad_request(
+                        "no bytes have arrived at the uploadUrl yet; PUT the file there before confirming",
+                    ));
+                };
+                (info, head?)
             }
-            return Err(ApiError::bad_request(
-                "no bytes have arrived at the uploadUrl yet; PUT the file there before confirming",
-            ));
         };
         if info.size != pending.size {
             state.discard(&pending_key).await;
@@ -171,7 +178,7 @@ impl UploadApi {
                 info.size, pending.size
             )));
         }
-        let head = head?.unwrap_or_default();
+        let head = head.unwrap_or_default();
         let sniffed = sniff::sniff(&pending.declared_type, &head);
         let account = AccountName::parse(&caller.account_name).map_err(ApiError::internal)?;
         let path = pending.stored_path(&account).map_err(ApiError::internal)?;
