@@ -178,38 +178,34 @@ impl OwnPostgres {
         self.run("pg_ctl", &["-D", &self.path("data"), "-m", "fast", "-w", "stop"], true);
     }
 
+    /// Runs one of PostgreSQL's programs (`as_postgres`: as the `postgres` user when we are root) or a
+    /// plain command, and insists that it succeeds.
     fn run(&self, program: &str, args: &[&str], as_postgres: bool) {
-        let program = if as_postgres { self.bin.join(program) } else { PathBuf::from(program) };
-        let mut command = if as_postgres && running_as_root() {
-            let mut command = Command::new("runuser");
-            command.args(["-u", "postgres", "--"]).arg(&program);
-            command
-        } else {
-            Command::new(&program)
-        };
-        let output = command.args(args).output().unwrap_or_else(|e| panic!("{}: {e}", program.display()));
+        let mut command = if as_postgres { self.postgres_program(program) } else { Command::new(program) };
+        let output = command.args(args).output().unwrap_or_else(|e| panic!("{program}: {e}"));
         assert!(
             output.status.success(),
-            "{} {args:?}: {}{}",
-            program.display(),
+            "{program} {args:?}: {}{}",
             String::from_utf8_lossy(&output.stdout),
             String::from_utf8_lossy(&output.stderr)
         );
+    }
+
+    fn postgres_program(&self, program: &str) -> Command {
+        let program = self.bin.join(program);
+        if running_as_root() {
+            let mut command = Command::new("runuser");
+            command.args(["-u", "postgres", "--"]).arg(program);
+            command
+        } else {
+            Command::new(program)
+        }
     }
 }
 
 impl Drop for OwnPostgres {
     fn drop(&mut self) {
-        let program = self.bin.join("pg_ctl");
-        let data = self.path("data");
-        let mut command = if running_as_root() {
-            let mut command = Command::new("runuser");
-            command.args(["-u", "postgres", "--"]).arg(&program);
-            command
-        } else {
-            Command::new(&program)
-        };
-        let _ = command.args(["-D", &data, "-m", "immediate", "stop"]).output();
+        let _ = self.postgres_program("pg_ctl").args(["-D", &self.path("data"), "-m", "immediate", "stop"]).output();
     }
 }
 
@@ -244,14 +240,8 @@ async fn a_real_postgres_restart_under_traffic_gives_503s_then_recovery() {
     assert!(statuses.iter().all(|s| *s == StatusCode::OK || *s == StatusCode::SERVICE_UNAVAILABLE), "{statuses:?}");
     assert!(statuses.contains(&StatusCode::SERVICE_UNAVAILABLE), "the outage was seen: {statuses:?}");
 
-    // Recovery without restarting Shutterbox: every node lists again, and uploads work end to end.
-    eventually(20, "listing works again", || async { list_status(&app).await.0 == StatusCode::OK }).await;
-    for _ in 0..4 {
-        assert_eq!(list_status(&app).await.0, StatusCode::OK);
-    }
-    let after = app.upload("after.png", "image/png", PNG).await;
-    let (status, _, bytes) = app.fetch(after["rawUrl"].as_str().unwrap()).await;
-    assert_eq!((status, bytes.as_slice()), (StatusCode::OK, PNG));
+    // Recovery without restarting Shutterbox.
+    recovered_from_a_database_outage(&app).await;
     let (status, _, _) = app.fetch(file["secureUrl"].as_str().unwrap()).await;
     assert_eq!(status, StatusCode::OK);
 }
@@ -287,10 +277,15 @@ async fn a_postgres_restart_gives_503s_then_recovery_without_restarting() {
     }
 
     proxy.restore();
-    eventually(20, "listing works again", || async { list_status(&app).await.0 == StatusCode::OK }).await;
-    // Every node recovered, and uploads work end to end again.
+    recovered_from_a_database_outage(&app).await;
+}
+
+/// After a database outage: listings work again on every node (requests alternate between them), and an
+/// upload works end to end.
+async fn recovered_from_a_database_outage(app: &TestApp) {
+    eventually(20, "listing works again", || async { list_status(app).await.0 == StatusCode::OK }).await;
     for _ in 0..4 {
-        assert_eq!(list_status(&app).await.0, StatusCode::OK);
+        assert_eq!(list_status(app).await.0, StatusCode::OK);
     }
     let after = app.upload("after.png", "image/png", PNG).await;
     let (status, _, bytes) = app.fetch(after["rawUrl"].as_str().unwrap()).await;
