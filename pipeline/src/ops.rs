@@ -38,13 +38,29 @@ pub fn rotate(image: DynamicImage, degrees: u16) -> DynamicImage {
     }
 }
 
+/// The canvas `rotate` makes of a `width`×`height` image: the rotated bounding box. A free rotation of a
+/// long thin image is far larger than the image (64295×30 at 45° is 45,484² pixels), so the caller checks it
+/// against the pixel budget before rotating.
+pub fn rotated_size(width: u32, height: u32, degrees: u16) -> (u32, u32) {
+    match degrees % 360 {
+        0 | 180 => (width, height),
+        90 | 270 => (height, width),
+        other => {
+            let (sin, cos) = f64::from(other).to_radians().sin_cos();
+            let (w, h) = (f64::from(width), f64::from(height));
+            let out_w = (w * cos.abs() + h * sin.abs()).round().max(1.0);
+            let out_h = (w * sin.abs() + h * cos.abs()).round().max(1.0);
+            (out_w as u32, out_h as u32)
+        }
+    }
+}
+
 fn rotate_any(source: &RgbaImage, degrees: f64) -> RgbaImage {
     let (sin, cos) = degrees.to_radians().sin_cos();
     let (w, h) = (f64::from(source.width()), f64::from(source.height()));
-    let out_w = (w * cos.abs() + h * sin.abs()).round().max(1.0);
-    let out_h = (w * sin.abs() + h * cos.abs()).round().max(1.0);
-    let (cx, cy, ocx, ocy) = (w / 2.0, h / 2.0, out_w / 2.0, out_h / 2.0);
-    RgbaImage::from_fn(out_w as u32, out_h as u32, |x, y| {
+    let (out_w, out_h) = rotated_size(source.width(), source.height(), degrees as u16);
+    let (cx, cy, ocx, ocy) = (w / 2.0, h / 2.0, f64::from(out_w) / 2.0, f64::from(out_h) / 2.0);
+    RgbaImage::from_fn(out_w, out_h, |x, y| {
         // Inverse mapping: where in the source does this output pixel's centre come from?
         let (dx, dy) = (f64::from(x) + 0.5 - ocx, f64::from(y) + 0.5 - ocy);
         let sx = dx * cos + dy * sin + cx - 0.5;

@@ -199,6 +199,14 @@ pub(crate) fn render_general(
     if let Some(rect) = transform.crop {
         image = ops::crop(&image, rect)?;
     }
+    let (rotated_w, rotated_h) = ops::rotated_size(image.width(), image.height(), transform.rotation);
+    if u64::from(rotated_w) * u64::from(rotated_h) > options.max_pixels {
+        return Err(PipelineError::TooManyPixels {
+            width: rotated_w,
+            height: rotated_h,
+            max_pixels: options.max_pixels,
+        });
+    }
     image = ops::rotate(image, transform.rotation);
     if transform.width.is_some() || transform.height.is_some() {
         // The geometry the spec's order sees: a shrunk image stands for its full-size original (crop and
@@ -273,6 +281,21 @@ mod tests {
         assert_eq!(run("w=10", Target::Auto).format, OutputFormat::Webp);
         assert_eq!(run("w=10", Target::Format(OutputFormat::Jpeg)).format, OutputFormat::Jpeg);
         assert_eq!(&run("w=10&format=png", Target::Source).bytes[1..4], b"PNG");
+    }
+
+    #[test]
+    fn a_free_rotation_larger_than_the_budget_is_refused_before_allocating() {
+        // Found by the decode fuzz target: a 64295×30 JPEG at rot=45 asked for a 45,484² canvas (8.3 GB).
+        let wide = DynamicImage::ImageRgb8(image::RgbImage::new(2000, 10));
+        let mut png = Vec::new();
+        wide.write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png).unwrap();
+        let transform = Transform::from_query("rot=45&w=64").unwrap();
+        let err = render(&png, &transform, Target::Format(OutputFormat::Png), RenderOptions { max_pixels: 1_000_000 })
+            .unwrap_err();
+        assert!(matches!(err, PipelineError::TooManyPixels { width: 1421, height: 1421, .. }), "{err:?}");
+        // Within the budget, the same rotation renders.
+        let ok = render(&png, &transform, Target::Format(OutputFormat::Png), RenderOptions { max_pixels: 4_000_000 });
+        assert!(ok.is_ok(), "{ok:?}");
     }
 
     #[test]
