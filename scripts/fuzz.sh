@@ -18,13 +18,16 @@
 # 4. Exits non-zero if any target crashed, panicked, timed out or ran out of memory, after printing the
 #    input libFuzzer saved (fuzz/artifacts/<target>/, git-ignored) and the command that reproduces it.
 #
-# Environment: FUZZ_SECONDS (per target, default 60), FUZZ_SANITIZER (address or none, default address),
+# Environment: FUZZ_SECONDS (per target, default 60), FUZZ_SEED (libFuzzer's -seed, default 1, so a CI run
+# repeats the same mutations and fails or passes the same way; 0 lets libFuzzer pick one, for exploring
+# beyond CI's runs), FUZZ_SANITIZER (address or none, default address),
 # CARGO_FUZZ_VERSION (the cargo-fuzz to install, default 0.13.2). Needs cargo, cmake and nasm (.ci/run
 # installs them), like the main build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 seconds=${FUZZ_SECONDS:-60}
+seed=${FUZZ_SEED:-1}
 sanitizer=${FUZZ_SANITIZER:-address}
 targets=("$@")
 ((${#targets[@]})) || targets=(params stored_path decode)
@@ -57,7 +60,7 @@ for target in "${targets[@]}"; do
   echo "== fuzzing $target for ${seconds}s ($(find "$corpus" -type f | wc -l) inputs to start from)" >&2
   status=0
   (cd fuzz && cargo fuzz run "${build[@]}" "$target" "$corpus" -- \
-    -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 "${dict[@]}") \
+    -max_total_time="$seconds" -seed="$seed" -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 "${dict[@]}") \
     >"$work/$target.log" 2>&1 || status=$?
   grep -E '^(Done [0-9]+ runs|stat::(number_of_executed_units|average_exec_per_sec|peak_rss_mb))' "$work/$target.log" >&2 || true
   if ((status != 0)); then
