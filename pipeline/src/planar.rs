@@ -16,7 +16,7 @@
 //! else libjpeg-turbo.
 
 use fast_image_resize::{FilterType, PixelType, ResizeAlg, ResizeOptions, Resizer, images::Image, images::ImageRef};
-use image::{ImageDecoder, ImageFormat, ImageReader, metadata::Orientation};
+use image::metadata::Orientation;
 use turbojpeg::{Colorspace, Compressor, Decompressor, ScalingFactor, Subsamp, YuvImage};
 
 use crate::{
@@ -60,7 +60,7 @@ pub(crate) fn render(
         // The general path reports these.
         return None;
     }
-    if exif_orientation(source) != Orientation::NoTransforms {
+    if crate::decode::jpeg_orientation(source) != Orientation::NoTransforms {
         return None;
     }
     let full = Size::new(width, height);
@@ -76,13 +76,6 @@ pub(crate) fn render(
     // decoder and reports failures as it always has.
     let decoded = decode_planes(source, &mut decompressor, shrink_on_load(transform, full) as usize, full).ok()?;
     Some(resize_and_encode(&decoded, plan.scaled, crop, quality))
-}
-
-fn exif_orientation(source: &[u8]) -> Orientation {
-    ImageReader::with_format(std::io::Cursor::new(source), ImageFormat::Jpeg)
-        .into_decoder()
-        .and_then(|mut decoder| decoder.orientation())
-        .unwrap_or(Orientation::NoTransforms)
 }
 
 /// A JPEG decoded (at 1/n) into libjpeg-turbo's 4:2:0 plane layout.
