@@ -59,6 +59,7 @@ enum KeysCommand {
 
 fn main() -> ExitCode {
     keep_freed_memory();
+    shutterbox_pipeline::codec_memory::keep_codec_buffers();
     shutterbox_api::setup_failpoints();
     match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(runtime) => {

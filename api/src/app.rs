@@ -7,7 +7,7 @@ use poem::{EndpointExt, IntoEndpoint, IntoResponse, Route, endpoint::make_sync, 
 use shutterbox_metadata::MetadataStore;
 use shutterbox_model::{AccountName, Scope};
 use shutterbox_pipeline::RenderOptions;
-use shutterbox_worker::{Renderer, Sweeper, Worker};
+use shutterbox_worker::{RenderPool, Renderer, Sweeper, Worker};
 use tokio::{net::TcpListener, sync::watch};
 
 use crate::{
@@ -43,6 +43,8 @@ pub enum StartError {
     Redis(String),
     #[error("configuration: {0}")]
     Config(String),
+    #[error("cannot start the render threads: {0}")]
+    RenderThreads(io::Error),
 }
 
 /// How long in-flight requests may take to finish once the shutdown starts.
@@ -108,12 +110,14 @@ impl Application {
             cache_control: HeaderValue::try_from(format!("public, max-age={}", config.cache_max_age_secs))
                 .unwrap_or_else(|_| HeaderValue::from_static("public, max-age=0")),
         };
-        let renderer =
-            Renderer::new(metadata.clone(), store.clone(), RenderOptions { max_pixels: config.max_source_pixels });
-        let http_metrics = HttpMetrics::new();
-        http_metrics.register(renderer.times().collector());
         let cores = std::thread::available_parallelism().map_or(2, usize::from);
         let concurrency = if config.render_concurrency == 0 { cores } else { config.render_concurrency };
+        // The jobs of the in-process workers render on the same threads, after the requests' renders.
+        let pool = RenderPool::new(concurrency).map_err(StartError::RenderThreads)?;
+        let options = RenderOptions { max_pixels: config.max_source_pixels };
+        let renderer = Renderer::new(metadata.clone(), store.clone(), options, pool);
+        let http_metrics = HttpMetrics::new();
+        http_metrics.register(renderer.times().collector());
         let admission = RenderAdmission::new(concurrency, config.render_queue);
         let state = AppState {
             settings: Arc::new(settings),

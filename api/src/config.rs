@@ -166,7 +166,8 @@ pub struct Config {
     #[arg(long, env = "SHUTTERBOX_WORKERS", default_value_t = 2)]
     pub workers: usize,
 
-    /// Renders a request waits on that run at once (0: one per CPU core).
+    /// Render threads, and renders a request waits on that run at once (0: one per CPU core). The in-process
+    /// workers' jobs render on the same threads, after the requests' renders.
     #[arg(long, env = "SHUTTERBOX_RENDER_CONCURRENCY", default_value_t = 0)]
     pub render_concurrency: usize,
 

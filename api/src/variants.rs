@@ -16,7 +16,7 @@ use std::{
 
 use moka::future::Cache;
 use shutterbox_metadata::FileRecord;
-use shutterbox_worker::{Renderer, Variant, VariantError, VariantSpec};
+use shutterbox_worker::{Priority, Renderer, Variant, VariantError, VariantSpec};
 
 use shutterbox_model::clock::now_ms;
 
@@ -131,7 +131,7 @@ impl VariantCache {
             },
         };
         self.stats.renders.fetch_add(1, Ordering::Relaxed);
-        let rendered = self.renderer.render(file, &spec).await.map_err(variant_error);
+        let rendered = self.renderer.render(file, &spec, Priority::Request).await.map_err(variant_error);
         let (renderer, leases, file) = (self.renderer.clone(), self.leases.clone(), file.clone());
         let kept = rendered.as_ref().ok().cloned();
         tokio::spawn(async move {

@@ -8,7 +8,7 @@ use std::{io, sync::Arc, time::Duration};
 use poem::{EndpointExt, Route, handler, web::Data};
 use shutterbox_pipeline::RenderOptions;
 use shutterbox_queue::JobQueue;
-use shutterbox_worker::{JobStats, RenderTimes, Renderer, Sweeper, Worker};
+use shutterbox_worker::{JobStats, RenderPool, RenderTimes, Renderer, Sweeper, Worker};
 use tokio::{net::TcpListener, sync::watch};
 
 use crate::{
@@ -72,7 +72,9 @@ impl WorkerProcess {
         let queue = open_queue(&config.backend).await?.queue;
         let schedule = SweepSchedule::of(&config.backend);
         let sweeper = Sweeper::new(metadata.clone(), store.clone(), schedule.grace);
-        let renderer = Renderer::new(metadata, store.clone(), RenderOptions { max_pixels: config.max_source_pixels });
+        let pool = RenderPool::per_core().map_err(StartError::RenderThreads)?;
+        let renderer =
+            Renderer::new(metadata, store.clone(), RenderOptions { max_pixels: config.max_source_pixels }, pool);
         let stats = Arc::new(JobStats::default());
         let render_times = renderer.times().clone();
         let worker = Worker::new(queue.clone(), store, renderer)

@@ -126,6 +126,8 @@ fn bench_render(c: &mut Criterion, corpus: &Path) {
 }
 
 fn main() {
+    // As the service runs (its main does the same).
+    shutterbox_pipeline::codec_memory::keep_codec_buffers();
     let corpus = corpus_dir();
     let missing: Vec<&str> = [PHOTO, SMALL_PHOTO].into_iter().filter(|name| !corpus.join(name).is_file()).collect();
     if !missing.is_empty() {

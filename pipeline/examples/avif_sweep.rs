@@ -15,6 +15,8 @@ use std::{env, fs, path::PathBuf, process::ExitCode, time::Instant};
 use shutterbox_pipeline::avif::{AvifSettings, encode_with};
 
 fn main() -> ExitCode {
+    // As the service runs (its main does the same).
+    shutterbox_pipeline::codec_memory::keep_codec_buffers();
     let args: Vec<String> = env::args().skip(1).collect();
     let [source, out_dir, settings @ ..] = args.as_slice() else {
         eprintln!("usage: avif_sweep SOURCE OUT_DIR SPEED:CQ[:THREADS]...");

@@ -18,6 +18,8 @@ use std::{env, fs, process::ExitCode, time::Instant};
 use shutterbox_pipeline::{RenderOptions, Rendered, Target, Transform, render};
 
 fn main() -> ExitCode {
+    // As the service runs (its main does the same).
+    shutterbox_pipeline::codec_memory::keep_codec_buffers();
     let args: Vec<String> = env::args().skip(1).collect();
     let (source, query, target, output, runs) = match args.as_slice() {
         [source, query, target, output] => (source, query, target, output, None),

@@ -13,6 +13,7 @@
 //! size, `w`, `h` and `fit`, matching sharp's `resize({ fit, withoutEnlargement: true })` exactly.
 
 pub mod avif;
+pub mod codec_memory;
 pub mod decode;
 pub mod encode;
 pub mod geometry;

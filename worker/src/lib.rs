@@ -1,8 +1,9 @@
 //! Job execution. A `Worker` pulls jobs from the queue, runs each against the backends, acks it on success
 //! and hands it back with exponential backoff on failure. The same code runs inside `serve` (embedded,
 //! in-process queue) and in separate worker processes (distributed mode). `variants` holds the
-//! render-and-keep code the API's on-demand path shares.
+//! render-and-keep code the API's on-demand path shares; `render_pool` the threads every render runs on.
 
+pub mod render_pool;
 pub mod sweeper;
 pub mod variants;
 
@@ -15,6 +16,7 @@ use std::{
     time::Duration,
 };
 
+pub use render_pool::{Priority, RenderPool};
 use shutterbox_metadata::{MetadataError, WarmItemState};
 use shutterbox_model::clock::now_ms;
 use shutterbox_pipeline::{Target, Transform};
@@ -305,7 +307,8 @@ mod tests {
 
     async fn worker(dir: &tempfile::TempDir, queue: Arc<InProcessQueue>, store: Arc<FlakyStore>) -> Worker {
         let metadata = Arc::new(SqlMetadata::open_sqlite(&dir.path().join("meta.db")).await.unwrap());
-        let renderer = Renderer::new(metadata, store.clone(), RenderOptions::default());
+        let pool = RenderPool::new(1).unwrap();
+        let renderer = Renderer::new(metadata, store.clone(), RenderOptions::default(), pool);
         Worker::new(queue, store, renderer).with_retry_base(Duration::from_millis(1))
     }
 

@@ -11,6 +11,8 @@ use shutterbox_metadata::{FileRecord, MetadataError, MetadataStore, VariantRecor
 use shutterbox_pipeline::{PipelineError, RenderOptions, Target, Transform, render};
 use shutterbox_storage::{ObjectKey, ObjectStore, StoreError};
 
+use crate::render_pool::{PoolError, Priority, RenderPool};
+
 /// What to render: the transformation and the output target.
 #[derive(Debug, Clone, PartialEq)]
 pub struct VariantSpec {
@@ -49,7 +51,7 @@ pub enum VariantError {
     #[error("malformed object key '{0}'")]
     MalformedKey(String),
     #[error("render task failed: {0}")]
-    Task(String),
+    Task(#[from] PoolError),
 }
 
 /// Render times by output format (`shutterbox_render_duration_seconds`; its count is the renders made).
@@ -86,11 +88,18 @@ pub struct Renderer {
     store: Arc<dyn ObjectStore>,
     options: RenderOptions,
     times: RenderTimes,
+    pool: RenderPool,
 }
 
 impl Renderer {
-    pub fn new(metadata: Arc<dyn MetadataStore>, store: Arc<dyn ObjectStore>, options: RenderOptions) -> Self {
-        Self { metadata, store, options, times: RenderTimes::new() }
+    /// Renders run on `pool`'s threads.
+    pub fn new(
+        metadata: Arc<dyn MetadataStore>,
+        store: Arc<dyn ObjectStore>,
+        options: RenderOptions,
+        pool: RenderPool,
+    ) -> Self {
+        Self { metadata, store, options, times: RenderTimes::new(), pool }
     }
 
     /// Render times of every render this renderer made (API and jobs alike).
@@ -110,26 +119,33 @@ impl Renderer {
         Ok(self.store.get(&key).await?.map(|bytes| Variant { bytes, content_type: record.content_type }))
     }
 
-    /// Renders the variant from the original (on the blocking pool).
-    pub async fn render(&self, file: &FileRecord, spec: &VariantSpec) -> Result<Variant, VariantError> {
+    /// Renders the variant from the original on a render thread, before the queued renders of a lower
+    /// `priority`.
+    pub async fn render(
+        &self,
+        file: &FileRecord,
+        spec: &VariantSpec,
+        priority: Priority,
+    ) -> Result<Variant, VariantError> {
         let key =
             ObjectKey::parse(&file.object_key).map_err(|_| VariantError::MalformedKey(file.object_key.clone()))?;
         let source = self.store.get(&key).await?.ok_or_else(|| VariantError::OriginalMissing(file.id.clone()))?;
         let (transform, target, options, times) = (spec.transform, spec.target, self.options, self.times.clone());
-        let rendered = tokio::task::spawn_blocking(move || {
-            let started = std::time::Instant::now();
-            let rendered = render(&source, &transform, target, options);
-            let seconds = started.elapsed().as_secs_f64();
-            tracing::debug!(elapsed_ms = seconds * 1e3, "rendered");
-            match &rendered {
-                Ok(r) => times.observe(Target::Format(r.format).as_str(), "ok", seconds),
-                Err(_) => times.observe(target.as_str(), "failed", seconds),
-            }
-            rendered
-        })
-        .await
-        .map_err(|e| VariantError::Task(e.to_string()))?
-        .map_err(|e| if e.is_client_error() { VariantError::Rejected(e) } else { VariantError::Render(e) })?;
+        let rendered = self
+            .pool
+            .run(priority, move || {
+                let started = std::time::Instant::now();
+                let rendered = render(&source, &transform, target, options);
+                let seconds = started.elapsed().as_secs_f64();
+                tracing::debug!(elapsed_ms = seconds * 1e3, "rendered");
+                match &rendered {
+                    Ok(r) => times.observe(Target::Format(r.format).as_str(), "ok", seconds),
+                    Err(_) => times.observe(target.as_str(), "failed", seconds),
+                }
+                rendered
+            })
+            .await?
+            .map_err(|e| if e.is_client_error() { VariantError::Rejected(e) } else { VariantError::Render(e) })?;
         Ok(Variant { bytes: Bytes::from(rendered.bytes), content_type: rendered.format.mime().to_owned() })
     }
 
@@ -170,7 +186,7 @@ impl Renderer {
         if self.metadata.variant(&file.id, &spec.digest()).await?.is_some() {
             return Ok(false);
         }
-        let variant = self.render(file, spec).await?;
+        let variant = self.render(file, spec, Priority::Background).await?;
         self.persist(file, spec, &variant, now_ms).await?;
         Ok(true)
     }
