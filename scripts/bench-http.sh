@@ -304,7 +304,9 @@ for c in $(seq "$cold_reps"); do
   done
 done
 renders_before=$(metric shutterbox_renders_total)
-printf 'id\tcopy\tinprocess_ms\tstatus\tbytes\ttime_total_s\ttime_starttransfer_s\n' >"$out/cold.tsv"
+printf 'id\tcopy\tinprocess_ms\tstatus\tbytes\ttime_total_s\ttime_starttransfer_s\tserver_faults\n' >"$out/cold.tsv"
+# The server's minor page faults so far (field 10 of /proc/<pid>/stat; the name field has no spaces).
+minflt() { awk '{ print $10 }' "/proc/$srv_pid/stat"; }
 sleep 2 # the thumbnail jobs of the uploads above finish first
 log_before=$(wc -l <"$work/main/stderr")
 for c in $(seq "$cold_reps"); do
@@ -314,10 +316,12 @@ for c in $(seq "$cold_reps"); do
     # minutes, the pair says what serving adds better than a criterion run from earlier does.
     inprocess=$("$render_bin" "$corpus/$src.jpg" "$query" "$format" "$out/inprocess-output" 5 |
       python3 -c 'import json, sys; print(json.load(sys.stdin)["median_ms"])')
+    faults_before=$(minflt)
     line=$(curl -sS -o /dev/null -w '%{http_code}\t%{size_download}\t%{time_total}\t%{time_starttransfer}' \
       "${copies[$src.$c]}?$query")
+    faults=$(($(minflt) - faults_before))
     [[ ${line%%$'\t'*} == 200 ]] || die "cold request ${copies[$src.$c]}?$query answered ${line%%$'\t'*}"
-    printf '%s\t%s\t%s\t%s\n' "$id" "$c" "$inprocess" "$line" >>"$out/cold.tsv"
+    printf '%s\t%s\t%s\t%s\t%s\n' "$id" "$c" "$inprocess" "$line" "$faults" >>"$out/cold.tsv"
     sleep 0.5 # let the background persist of this render finish before the next one
   done
 done
@@ -409,10 +413,11 @@ cold_ok = True
 print(f"\n### b. Cold render over HTTP vs the pipeline bench ({env['cold_reps']} cold requests per operation)\n")
 print("Each HTTP request is paired with the same render timed in a separate process seconds before it "
       "(`render_file` with 5 runs, the method of `bench-pairs.sh`); the server's own render time comes from "
-      "its log. Criterion's median, from an earlier run, is shown for reference.\n")
+      "its log, its page faults from /proc. Criterion's median, from an earlier run, is shown for reference.\n")
 print("| operation | HTTP median ms | HTTP min–max ms | in-process median ms (paired) | HTTP − in-process ms "
-      "| render time in the server, median ms | criterion median ms | bytes |")
-print("|---|---:|---:|---:|---:|---:|---:|---:|")
+      "| render time in the server, median ms | server page faults per request, median | criterion median ms "
+      "| bytes |")
+print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
 for op_id, (label, query) in labels.items():
     mine = [(i, r) for i, r in enumerate(rows) if r[0] == op_id]
     times = [float(r[5]) * 1e3 for _, r in mine]
@@ -425,8 +430,9 @@ for op_id, (label, query) in labels.items():
     ss = f"{statistics.median(served):.1f}" if served else "–"
     est = crit / op_id / "new" / "estimates.json"
     cs = f"{json.load(open(est))['median']['point_estimate'] / 1e6:.1f}" if est.exists() else "–"
+    faults = statistics.median(int(r[7]) for _, r in mine)
     print(f"| {label} (`{query}`) | {med:.1f} | {min(times):.1f}–{max(times):.1f} | {inprocess:.1f} | "
-          f"{diff:+.1f} | {ss} | {cs} | {'/'.join(sizes)} |")
+          f"{diff:+.1f} | {ss} | {faults:,.0f} | {cs} | {'/'.join(sizes)} |")
 
 mb = lambda kb: int(kb) / 1024
 code, size, secs = rss["big_request"].split()
