@@ -112,8 +112,9 @@ impl Application {
         };
         let cores = std::thread::available_parallelism().map_or(2, usize::from);
         let concurrency = if config.render_concurrency == 0 { cores } else { config.render_concurrency };
-        // The jobs of the in-process workers render on the same threads, after the requests' renders.
-        let pool = RenderPool::new(concurrency).map_err(StartError::RenderThreads)?;
+        // The jobs of the in-process workers render on the same threads, after the requests' renders and
+        // leaving one thread to requests.
+        let pool = RenderPool::serving(concurrency).map_err(StartError::RenderThreads)?;
         let options = RenderOptions { max_pixels: config.max_source_pixels };
         let renderer = Renderer::new(metadata.clone(), store.clone(), options, pool);
         let http_metrics = HttpMetrics::new();

@@ -167,7 +167,7 @@ pub struct Config {
     pub workers: usize,
 
     /// Render threads, and renders a request waits on that run at once (0: one per CPU core). The in-process
-    /// workers' jobs render on the same threads, after the requests' renders.
+    /// workers' jobs render on the same threads, after the requests' renders and on all but one of them.
     #[arg(long, env = "SHUTTERBOX_RENDER_CONCURRENCY", default_value_t = 0)]
     pub render_concurrency: usize,
 

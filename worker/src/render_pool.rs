@@ -8,8 +8,11 @@
 //!
 //! Why a queue of our own: requests go first. A render a client is waiting on (`Priority::Request`) is taken
 //! before any background render (`Priority::Background`: thumbnails, transform-url and warming jobs) queued
-//! earlier, so a warming batch does not stand between a visitor and a cold variant. Each class is first in,
-//! first out.
+//! earlier, and in a pool that serves requests (`RenderPool::serving`) background renders never hold every
+//! thread (with two threads or more, one is always free for a request), so a warming batch does not stand
+//! between a visitor and a cold variant. A render cannot be
+//! interrupted, so without that reserve a request arriving while jobs ran on every thread would wait for one
+//! of them to finish. Each class is first in, first out.
 
 use std::{
     collections::VecDeque,
@@ -40,20 +43,39 @@ pub enum PoolError {
 
 type Task = Box<dyn FnOnce() + Send + 'static>;
 
-#[derive(Default)]
 struct Queues {
     request: VecDeque<Task>,
     background: VecDeque<Task>,
+    /// Background renders running now, and how many may run at once.
+    background_running: usize,
+    background_limit: usize,
     stopped: bool,
 }
 
 impl Queues {
-    fn next(&mut self) -> Option<Task> {
-        self.request.pop_front().or_else(|| self.background.pop_front())
+    fn new(background_limit: usize) -> Self {
+        Self {
+            request: VecDeque::new(),
+            background: VecDeque::new(),
+            background_running: 0,
+            background_limit,
+            stopped: false,
+        }
+    }
+
+    fn next(&mut self) -> Option<(Task, Priority)> {
+        if let Some(task) = self.request.pop_front() {
+            return Some((task, Priority::Request));
+        }
+        if self.background_running < self.background_limit {
+            let task = self.background.pop_front()?;
+            self.background_running += 1;
+            return Some((task, Priority::Background));
+        }
+        None
     }
 }
 
-#[derive(Default)]
 struct Shared {
     queues: Mutex<Queues>,
     ready: Condvar,
@@ -85,10 +107,22 @@ impl Drop for Threads {
 pub struct RenderPool(Arc<Threads>);
 
 impl RenderPool {
-    /// Starts `threads` render threads (at least one).
+    /// Starts `threads` render threads (at least one), any of which runs background renders: for a process
+    /// that only runs jobs.
     pub fn new(threads: usize) -> std::io::Result<Self> {
-        let shared = Arc::new(Shared::default());
         let count = threads.max(1);
+        Self::start(count, count)
+    }
+
+    /// Starts `threads` render threads (at least one) for a process that serves requests: background renders
+    /// run on all but one of them (on the one when there is only one).
+    pub fn serving(threads: usize) -> std::io::Result<Self> {
+        let count = threads.max(1);
+        Self::start(count, (count - 1).max(1))
+    }
+
+    fn start(count: usize, background_limit: usize) -> std::io::Result<Self> {
+        let shared = Arc::new(Shared { queues: Mutex::new(Queues::new(background_limit)), ready: Condvar::new() });
         // Built before spawning, so a failed spawn stops the threads already started.
         let pool = Self(Arc::new(Threads { shared: shared.clone(), count }));
         for index in 0..count {
@@ -98,7 +132,7 @@ impl RenderPool {
         Ok(pool)
     }
 
-    /// One thread per CPU core: renders are CPU-bound.
+    /// `new` with one thread per CPU core: renders are CPU-bound.
     pub fn per_core() -> std::io::Result<Self> {
         Self::new(thread::available_parallelism().map_or(2, usize::from))
     }
@@ -109,7 +143,8 @@ impl RenderPool {
     }
 
     /// Runs `render` on a render thread, after the renders queued before it of its class and of any higher
-    /// class. A render abandoned by its caller (the future dropped) still runs; its result is discarded.
+    /// class (a background render also waits while the other background renders hold all but one thread). A
+    /// render abandoned by its caller (the future dropped) still runs; its result is discarded.
     pub async fn run<T, F>(&self, priority: Priority, render: F) -> Result<T, PoolError>
     where
         F: FnOnce() -> T + Send + 'static,
@@ -138,19 +173,24 @@ impl RenderPool {
 
 fn work(shared: &Shared) {
     loop {
-        let task = {
+        let (task, priority) = {
             let mut queues = shared.lock();
             loop {
                 if queues.stopped {
                     return;
                 }
-                if let Some(task) = queues.next() {
-                    break task;
+                if let Some(next) = queues.next() {
+                    break next;
                 }
                 queues = shared.ready.wait(queues).unwrap_or_else(PoisonError::into_inner);
             }
         };
         task();
+        if priority == Priority::Background {
+            shared.lock().background_running -= 1;
+            // A background render may have been waiting for this one's place.
+            shared.ready.notify_one();
+        }
     }
 }
 
@@ -206,6 +246,64 @@ mod tests {
             render.await.expect("joined").expect("ran");
         }
         assert_eq!(*order.lock().expect("order"), ["request 1", "request 2", "background 1", "background 2"]);
+    }
+
+    #[tokio::test]
+    async fn background_renders_leave_a_thread_for_requests() {
+        let pool = RenderPool::serving(2).expect("threads");
+        // Two background renders: the first holds a thread until released, the second must wait for it
+        // although the other thread is idle.
+        let (release, hold) = mpsc::channel::<()>();
+        let first = tokio::spawn({
+            let pool = pool.clone();
+            async move { pool.run(Priority::Background, move || hold.recv_timeout(Duration::from_secs(10))).await }
+        });
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        let second = tokio::spawn({
+            let pool = pool.clone();
+            async move { pool.run(Priority::Background, || ()).await }
+        });
+        // A request runs at once on the thread kept free.
+        tokio::time::timeout(Duration::from_secs(5), pool.run(Priority::Request, || ()))
+            .await
+            .expect("the request was not kept waiting")
+            .expect("ran");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        assert!(!second.is_finished(), "a second background render took the request's thread");
+        release.send(()).expect("the first waits");
+        first.await.expect("joined").expect("ran").expect("released");
+        tokio::time::timeout(Duration::from_secs(5), second)
+            .await
+            .expect("the second ran once the first was done")
+            .expect("joined")
+            .expect("ran");
+    }
+
+    #[tokio::test]
+    async fn one_thread_runs_background_renders_too() {
+        let pool = RenderPool::serving(1).expect("threads");
+        assert_eq!(pool.run(Priority::Background, || 3).await.expect("ran"), 3);
+        assert_eq!(pool.run(Priority::Background, || 4).await.expect("ran again"), 4);
+    }
+
+    #[tokio::test]
+    async fn a_jobs_only_pool_runs_background_renders_on_every_thread() {
+        let pool = RenderPool::new(2).expect("threads");
+        // Both renders wait for each other: they finish only if they run at the same time.
+        let barrier = Arc::new(std::sync::Barrier::new(2));
+        let renders: Vec<_> = (0..2)
+            .map(|_| {
+                let (pool, barrier) = (pool.clone(), barrier.clone());
+                tokio::spawn(async move { pool.run(Priority::Background, move || barrier.wait()).await })
+            })
+            .collect();
+        for render in renders {
+            tokio::time::timeout(Duration::from_secs(5), render)
+                .await
+                .expect("the two background renders ran side by side")
+                .expect("joined")
+                .expect("ran");
+        }
     }
 
     #[tokio::test]
