@@ -30,13 +30,16 @@
 #       over minutes does not decide it. The server's own render times (its debug log) and criterion's
 #       median in $BENCH_CRITERION_DIR/<id>/new/estimates.json (when it exists) are reported beside them.
 #       shutterbox_renders_total on /metrics must go up by exactly one per request, or the run fails.
+#       As render_file renders twice untimed before it times, the server first gets $BENCH_COLD_WARMUP rounds
+#       of the five requests on copies of their own, untimed in the medians: the first renders after a start
+#       fault in the codecs' buffers and run slower (reported apart as "first requests after start").
 #    c. Peak RSS: a second, fresh server; RSS idle, then the 50 MP JPEG is uploaded, the peak is reset
 #       (`echo 5 > /proc/<pid>/clear_refs`), `?w=800` is requested, and VmHWM is read.
 # 4. Prints a Markdown report and writes it to <target>/bench-http/report.md, next to the raw outputs
 #    (oha JSON, cold.tsv, rss.txt, server logs).
 #
 # Environment: CARGO_TARGET_DIR (<target>, default ./target), SHUTTERBOX_CORPUS (default <target>/corpus),
-# BENCH_DURATION (10), BENCH_CONNECTIONS (64), BENCH_ROUNDS (3), BENCH_COLD_REPS (7),
+# BENCH_DURATION (10), BENCH_CONNECTIONS (64), BENCH_ROUNDS (3), BENCH_COLD_REPS (7), BENCH_COLD_WARMUP (2),
 # BENCH_VARIANT_QUERY (w=800&q=80&format=webp), BENCH_CRITERION_DIR (<target>/criterion/render),
 # BENCH_RUN_CRITERION=1 (run `cargo bench -p shutterbox-pipeline --bench render` first, so both sides of b.
 # come from the same source tree), BENCH_DIAG=0 (skip the diagnostic runs), OHA (path of an oha binary),
@@ -59,6 +62,7 @@ duration=${BENCH_DURATION:-10}
 connections=${BENCH_CONNECTIONS:-64}
 rounds=${BENCH_ROUNDS:-3}
 cold_reps=${BENCH_COLD_REPS:-7}
+cold_warmup=${BENCH_COLD_WARMUP:-2}
 variant_query=${BENCH_VARIANT_QUERY:-w=800&q=80&format=webp}
 criterion_dir=${BENCH_CRITERION_DIR:-$target/criterion/render}
 big_w=8640 big_h=5760
@@ -216,6 +220,7 @@ EOF
   echo "connections=$connections"
   echo "rounds=$rounds"
   echo "cold_reps=$cold_reps"
+  echo "cold_warmup=$cold_warmup"
   echo "variant_query=$variant_query"
 } >"$out/env.txt"
 
@@ -296,18 +301,29 @@ ops=(
   "jpeg4000_cover200_jpeg photo-4000x3000 w=200&h=200&fit=cover jpeg"
   "jpeg1200_blur5_gray_jpeg photo-1200x800 blur=5&gray=true&q=80 jpeg"
 )
-log "b. cold renders: uploading $cold_reps copies of each source"
+log "b. cold renders: uploading $cold_reps copies of each source, and $cold_warmup for the warm-up"
 declare -A copies
-for c in $(seq "$cold_reps"); do
+for c in $(seq "$cold_reps") $(seq -f 'w%g' "$cold_warmup"); do
   for src in photo-4000x3000 photo-1200x800; do
     copies[$src.$c]=$(upload "$corpus/$src.jpg" "$src-cold$c.jpg" cold)
+  done
+done
+sleep 2 # the thumbnail jobs of the uploads above finish first
+# The warm-up: the first requests after start, timed apart.
+printf 'id\tcopy\tstatus\ttime_total_s\n' >"$out/cold-warmup.tsv"
+for c in $(seq -f 'w%g' "$cold_warmup"); do
+  for op in "${ops[@]}"; do
+    read -r id src query format <<<"$op"
+    line=$(curl -sS -o /dev/null -w '%{http_code}\t%{time_total}' "${copies[$src.$c]}?$query")
+    [[ ${line%%$'\t'*} == 200 ]] || die "warm-up request ${copies[$src.$c]}?$query answered ${line%%$'\t'*}"
+    printf '%s\t%s\t%s\n' "$id" "$c" "$line" >>"$out/cold-warmup.tsv"
+    sleep 0.5
   done
 done
 renders_before=$(metric shutterbox_renders_total)
 printf 'id\tcopy\tinprocess_ms\tstatus\tbytes\ttime_total_s\ttime_starttransfer_s\tserver_faults\n' >"$out/cold.tsv"
 # The server's minor page faults so far (field 10 of /proc/<pid>/stat; the name field has no spaces).
 minflt() { awk '{ print $10 }' "/proc/$srv_pid/stat"; }
-sleep 2 # the thumbnail jobs of the uploads above finish first
 log_before=$(wc -l <"$work/main/stderr")
 for c in $(seq "$cold_reps"); do
   for op in "${ops[@]}"; do
@@ -414,10 +430,14 @@ print(f"\n### b. Cold render over HTTP vs the pipeline bench ({env['cold_reps']}
 print("Each HTTP request is paired with the same render timed in a separate process seconds before it "
       "(`render_file` with 5 runs, the method of `bench-pairs.sh`); the server's own render time comes from "
       "its log, its page faults from /proc. Criterion's median, from an earlier run, is shown for reference.\n")
+print(f"Before them, {env['cold_warmup']} untimed rounds of the five requests on copies of their own (as "
+      "`render_file` renders twice before it times); those first requests after start are listed in the last "
+      "column and are not in the medians.\n")
 print("| operation | HTTP median ms | HTTP min–max ms | in-process median ms (paired) | HTTP − in-process ms "
       "| render time in the server, median ms | server page faults per request, median | criterion median ms "
-      "| bytes |")
-print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+      "| bytes | first requests after start, HTTP ms |")
+print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+warmup = [l.split("\t") for l in (out / "cold-warmup.tsv").read_text().splitlines()[1:]]
 for op_id, (label, query) in labels.items():
     mine = [(i, r) for i, r in enumerate(rows) if r[0] == op_id]
     times = [float(r[5]) * 1e3 for _, r in mine]
@@ -432,7 +452,8 @@ for op_id, (label, query) in labels.items():
     cs = f"{json.load(open(est))['median']['point_estimate'] / 1e6:.1f}" if est.exists() else "–"
     faults = statistics.median(int(r[7]) for _, r in mine)
     print(f"| {label} (`{query}`) | {med:.1f} | {min(times):.1f}–{max(times):.1f} | {inprocess:.1f} | "
-          f"{diff:+.1f} | {ss} | {faults:,.0f} | {cs} | {'/'.join(sizes)} |")
+          f"{diff:+.1f} | {ss} | {faults:,.0f} | {cs} | {'/'.join(sizes)} | "
+          f"{', '.join(f'{float(w[3]) * 1e3:.1f}' for w in warmup if w[0] == op_id) or '–'} |")
 
 mb = lambda kb: int(kb) / 1024
 code, size, secs = rss["big_request"].split()
