@@ -200,6 +200,19 @@ mod tests {
 
     use super::*;
 
+    type Held = tokio::task::JoinHandle<Result<Result<(), mpsc::RecvTimeoutError>, PoolError>>;
+
+    /// A `priority` render that holds one of `pool`'s threads until the sender is used (or 10 s pass),
+    /// started once this returns.
+    async fn hold_a_thread(pool: &RenderPool, priority: Priority) -> (mpsc::Sender<()>, Held) {
+        let (release, hold) = mpsc::channel::<()>();
+        let pool = pool.clone();
+        let held =
+            tokio::spawn(async move { pool.run(priority, move || hold.recv_timeout(Duration::from_secs(10))).await });
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        (release, held)
+    }
+
     #[tokio::test]
     async fn runs_a_render_and_returns_its_result() {
         let pool = RenderPool::new(2).expect("threads");
@@ -219,12 +232,7 @@ mod tests {
     async fn requests_go_before_background_renders_queued_earlier() {
         let pool = RenderPool::new(1).expect("threads");
         // Hold the only thread until every render below is queued.
-        let (release, hold) = mpsc::channel::<()>();
-        let blocker = tokio::spawn({
-            let pool = pool.clone();
-            async move { pool.run(Priority::Background, move || hold.recv_timeout(Duration::from_secs(10))).await }
-        });
-        tokio::time::sleep(Duration::from_millis(50)).await;
+        let (release, blocker) = hold_a_thread(&pool, Priority::Background).await;
         let order = Arc::new(Mutex::new(Vec::new()));
         let mut renders = Vec::new();
         for (priority, label) in [
@@ -253,12 +261,7 @@ mod tests {
         let pool = RenderPool::serving(2).expect("threads");
         // Two background renders: the first holds a thread until released, the second must wait for it
         // although the other thread is idle.
-        let (release, hold) = mpsc::channel::<()>();
-        let first = tokio::spawn({
-            let pool = pool.clone();
-            async move { pool.run(Priority::Background, move || hold.recv_timeout(Duration::from_secs(10))).await }
-        });
-        tokio::time::sleep(Duration::from_millis(50)).await;
+        let (release, first) = hold_a_thread(&pool, Priority::Background).await;
         let second = tokio::spawn({
             let pool = pool.clone();
             async move { pool.run(Priority::Background, || ()).await }
