@@ -63,7 +63,7 @@ pub fn encode(image: &DynamicImage, quality: u8) -> Result<Vec<u8>, PipelineErro
 pub fn encode_with(image: &DynamicImage, settings: AvifSettings) -> Result<Vec<u8>, PipelineError> {
     let (width, height) = (image.width(), image.height());
     if width == 0 || height == 0 {
-        return Err(PipelineError::Encode("cannot encode an empty image as AVIF".into()));
+        return Err(PipelineError::Internal("cannot encode an empty image as AVIF".into()));
     }
     let has_alpha = image.color().has_alpha();
     let gray = matches!(
@@ -202,7 +202,7 @@ impl AomEncoder {
             let text = aom::aom_codec_error(&self.0);
             if text.is_null() { "unknown error".into() } else { CStr::from_ptr(text).to_string_lossy().into_owned() }
         };
-        Err(PipelineError::Encode(format!("AV1 encoder: {call}: {message}")))
+        Err(PipelineError::Internal(format!("AV1 encoder: {call}: {message}")))
     }
 }
 
@@ -220,7 +220,7 @@ fn encode_planes(
     let iface = unsafe { aom::aom_codec_av1_cx() };
     let status = unsafe { aom::aom_codec_enc_config_default(iface, &mut cfg, aom::AOM_USAGE_ALL_INTRA) };
     if status != aom::AOM_CODEC_OK {
-        return Err(PipelineError::Encode("AV1 encoder: no all-intra configuration".into()));
+        return Err(PipelineError::Internal("AV1 encoder: no all-intra configuration".into()));
     }
     cfg.g_w = width;
     cfg.g_h = height;
@@ -244,7 +244,7 @@ fn encode_planes(
     if status != aom::AOM_CODEC_OK {
         // A failed init leaves nothing to destroy.
         std::mem::forget(encoder);
-        return Err(PipelineError::Encode("AV1 encoder: initialisation failed".into()));
+        return Err(PipelineError::Internal("AV1 encoder: initialisation failed".into()));
     }
     encoder.control(aom::AOME_SET_CPUUSED, c_int::from(settings.speed.min(9)))?;
     encoder.control(aom::AOME_SET_CQ_LEVEL, c_int::from(settings.cq_level.min(63)))?;
@@ -261,7 +261,7 @@ fn encode_planes(
     // SAFETY: a fresh heap image of the encoder's size; null means allocation failed.
     let image = AomImage(unsafe { aom::aom_img_alloc(ptr::null_mut(), format, width, height, 32) });
     if image.0.is_null() {
-        return Err(PipelineError::Encode("AV1 encoder: cannot allocate the frame".into()));
+        return Err(PipelineError::Internal("AV1 encoder: cannot allocate the frame".into()));
     }
     // SAFETY: aom_img_alloc sized every plane for width × height (chroma by its shift) with the given strides;
     // each row written below stays within its plane.
@@ -307,7 +307,7 @@ fn encode_planes(
     encoder.check(status, "aom_codec_encode (flush)")?;
     encoder.drain_into(&mut av1);
     if av1.is_empty() {
-        return Err(PipelineError::Encode("AV1 encoder produced no frame".into()));
+        return Err(PipelineError::Internal("AV1 encoder produced no frame".into()));
     }
     Ok(av1)
 }

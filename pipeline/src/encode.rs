@@ -46,6 +46,29 @@ impl OutputFormat {
         }
     }
 
+    /// The name users know it by, for messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Jpeg => "JPEG",
+            Self::Png => "PNG",
+            Self::Webp => "WebP",
+            Self::Avif => "AVIF",
+            Self::Gif => "GIF",
+            Self::Tiff => "TIFF",
+        }
+    }
+
+    /// The longest side the format can store, where it has a limit below `u32`: JPEG's and GIF's 16-bit
+    /// sizes, WebP's 14-bit ones, AV1's 16-bit `frame_width_minus_1`.
+    pub fn max_side(self) -> Option<u32> {
+        match self {
+            Self::Jpeg | Self::Gif => Some(65_535),
+            Self::Webp => Some(16_383),
+            Self::Avif => Some(65_536),
+            Self::Png | Self::Tiff => None,
+        }
+    }
+
     /// Whether the format keeps an alpha channel.
     pub fn has_alpha(self) -> bool {
         !matches!(self, Self::Jpeg)
@@ -107,10 +130,10 @@ fn gray_plane(image: &DynamicImage) -> Option<Cow<'_, GrayImage>> {
 }
 
 fn encode_jpeg(image: &DynamicImage, quality: u8) -> Result<Vec<u8>, PipelineError> {
-    let mut compressor = turbojpeg::Compressor::new().map_err(PipelineError::encode)?;
-    compressor.set_quality(i32::from(quality)).map_err(PipelineError::encode)?;
-    compressor.set_optimize(true).map_err(PipelineError::encode)?;
-    compressor.set_progressive(false).map_err(PipelineError::encode)?;
+    let mut compressor = turbojpeg::Compressor::new().map_err(PipelineError::internal)?;
+    compressor.set_quality(i32::from(quality)).map_err(PipelineError::internal)?;
+    compressor.set_optimize(true).map_err(PipelineError::internal)?;
+    compressor.set_progressive(false).map_err(PipelineError::internal)?;
     let gray = gray_plane(image);
     let rgb;
     let (pixels, width, height, format, subsamp) = match &gray {
@@ -122,22 +145,29 @@ fn encode_jpeg(image: &DynamicImage, quality: u8) -> Result<Vec<u8>, PipelineErr
             (rgb.as_raw(), rgb.width(), rgb.height(), turbojpeg::PixelFormat::RGB, turbojpeg::Subsamp::Sub2x2)
         }
     };
-    if width > 65_535 || height > 65_535 {
-        return Err(PipelineError::Encode("image is too large for JPEG".into()));
-    }
-    compressor.set_subsamp(subsamp).map_err(PipelineError::encode)?;
+    compressor.set_subsamp(subsamp).map_err(PipelineError::internal)?;
     let (width, height) = (width as usize, height as usize);
     let image = turbojpeg::Image { pixels: pixels.as_slice(), width, pitch: width * format.size(), height, format };
-    compressor.compress_to_vec(image).map_err(PipelineError::encode)
+    compressor.compress_to_vec(image).map_err(PipelineError::internal)
 }
 
-/// Encodes `image` as `format`; `quality` (1–100) applies to the lossy formats.
+/// Encodes `image` as `format`; `quality` (1–100) applies to the lossy formats. Every pixel layout the
+/// pipeline can produce is accepted (`encodable`); an image larger than the format can store is the
+/// request's error (`OutputTooLarge`), refused before the encoder sees it.
 pub fn encode(image: &DynamicImage, format: OutputFormat, quality: u8) -> Result<Vec<u8>, PipelineError> {
     let quality = quality.clamp(1, 100);
+    let (width, height) = (image.width(), image.height());
+    if let Some(max_side) = format.max_side()
+        && (width > max_side || height > max_side)
+    {
+        return Err(PipelineError::OutputTooLarge { format, width, height, max_side });
+    }
+    let image = encodable(image, format);
+    let image = image.as_ref();
     match format {
         OutputFormat::Jpeg => encode_jpeg(image, quality),
         OutputFormat::Webp => {
-            // `encode_simple`, not `encode`, which unwraps libwebp's refusals (sides over 16383 px) into a panic.
+            // `encode_simple`, not `encode`, which unwraps libwebp's refusals into a panic.
             let encoded = if image.color().has_alpha() {
                 let rgba = image.to_rgba8();
                 webp::Encoder::from_rgba(rgba.as_raw(), rgba.width(), rgba.height())
@@ -147,21 +177,49 @@ pub fn encode(image: &DynamicImage, format: OutputFormat, quality: u8) -> Result
                 webp::Encoder::from_rgb(rgb.as_raw(), rgb.width(), rgb.height())
                     .encode_simple(false, f32::from(quality))
             };
-            let encoded = encoded.map_err(|e| {
-                PipelineError::Encode(format!("WebP cannot encode a {}x{} image: {e:?}", image.width(), image.height()))
-            })?;
+            let encoded = encoded
+                .map_err(|e| PipelineError::Internal(format!("WebP cannot encode a {width}x{height} image: {e:?}")))?;
             Ok(encoded.to_vec())
         }
         OutputFormat::Avif => crate::avif::encode(image, quality),
         OutputFormat::Png => write_with(image, ImageFormat::Png),
-        OutputFormat::Gif => write_with(&DynamicImage::ImageRgba8(image.to_rgba8()), ImageFormat::Gif),
+        OutputFormat::Gif => encode_gif(image),
         OutputFormat::Tiff => write_with(image, ImageFormat::Tiff),
     }
 }
 
+/// `image` in a pixel layout `format`'s encoder accepts, borrowed when it already is one. The `image`
+/// crate's PNG encoder takes 8- and 16-bit gray, gray + alpha, RGB and RGBA but no floats; its TIFF encoder
+/// takes floats but no gray + alpha; its GIF encoder only RGBA8. JPEG, WebP and AVIF convert for themselves.
+fn encodable(image: &DynamicImage, format: OutputFormat) -> Cow<'_, DynamicImage> {
+    use DynamicImage as I;
+    let converted = match (format, image) {
+        (OutputFormat::Png, I::ImageRgb32F(_)) => I::ImageRgb16(image.to_rgb16()),
+        (OutputFormat::Png, I::ImageRgba32F(_)) => I::ImageRgba16(image.to_rgba16()),
+        (OutputFormat::Tiff, I::ImageLumaA8(_)) => I::ImageRgba8(image.to_rgba8()),
+        (OutputFormat::Tiff, I::ImageLumaA16(_)) => I::ImageRgba16(image.to_rgba16()),
+        (OutputFormat::Gif, I::ImageRgba8(_)) => return Cow::Borrowed(image),
+        (OutputFormat::Gif, _) => I::ImageRgba8(image.to_rgba8()),
+        _ => return Cow::Borrowed(image),
+    };
+    Cow::Owned(converted)
+}
+
+/// NeuQuant's sampling for the GIF palette: 10, the gif crate's "good compromise", instead of the `image`
+/// crate's default of 1 (every pixel), which took 20 s for a 12-megapixel frame (BENCHMARKS.md).
+const GIF_SPEED: i32 = 10;
+
+fn encode_gif(image: &DynamicImage) -> Result<Vec<u8>, PipelineError> {
+    let mut out = Vec::new();
+    image::codecs::gif::GifEncoder::new_with_speed(&mut out, GIF_SPEED)
+        .encode(image.as_bytes(), image.width(), image.height(), image.color().into())
+        .map_err(PipelineError::internal)?;
+    Ok(out)
+}
+
 fn write_with(image: &DynamicImage, format: ImageFormat) -> Result<Vec<u8>, PipelineError> {
     let mut out = Vec::new();
-    image.write_to(&mut Cursor::new(&mut out), format).map_err(PipelineError::encode)?;
+    image.write_to(&mut Cursor::new(&mut out), format).map_err(PipelineError::internal)?;
     Ok(out)
 }
 
@@ -213,13 +271,15 @@ mod tests {
 
     /// Found by the `decode` fuzz target: a 24×62991 gray JPEG asked for as `w=64&q=auto` (not enlarged, so
     /// still 62991 px tall) in WebP, whose sides stop at 16383 px. The webp crate's `encode` unwraps the
-    /// encoder's refusal, which panicked; now it is an encoding error.
+    /// encoder's refusal, which panicked; now it is refused before encoding, as the request's error (400).
     #[test]
-    fn webp_beyond_its_size_limit_is_an_error_not_a_panic() {
+    fn webp_beyond_its_size_limit_is_the_requests_error_not_a_panic() {
+        let too_large = |e: &Result<Vec<u8>, PipelineError>| matches!(e, Err(e @ PipelineError::OutputTooLarge { max_side: 16_383, .. }) if e.is_client_error());
         let tall = DynamicImage::ImageLuma8(image::GrayImage::new(1, 16_384));
-        assert!(matches!(encode(&tall, OutputFormat::Webp, 80), Err(PipelineError::Encode(_))));
+        assert!(too_large(&encode(&tall, OutputFormat::Webp, 80)));
         let wide = DynamicImage::ImageRgba8(RgbaImage::new(16_384, 1));
-        assert!(matches!(encode(&wide, OutputFormat::Webp, 80), Err(PipelineError::Encode(_))));
+        assert!(too_large(&encode(&wide, OutputFormat::Webp, 80)));
+        assert!(encode(&DynamicImage::ImageRgba8(RgbaImage::new(16_383, 1)), OutputFormat::Webp, 80).is_ok());
 
         const FUZZED: &[u8] =
             b"\xff\xd8\xff\xe0\x00\x10\x4a\x46\x49\x46\x00\x01\x50\x37\x00\x01\x00\x01\x00\x00\xff\xdb\x00\x43\x00\
@@ -233,6 +293,6 @@ mod tests {
         let transform = crate::Transform::from_query("w=64&q=auto").unwrap();
         let rendered =
             crate::render(FUZZED, &transform, crate::Target::Auto, crate::RenderOptions { max_pixels: 4_000_000 });
-        assert!(matches!(rendered, Err(PipelineError::Encode(_))), "{rendered:?}");
+        assert!(matches!(rendered, Err(PipelineError::OutputTooLarge { .. })), "{rendered:?}");
     }
 }

@@ -24,6 +24,8 @@ pub mod params;
 pub mod placeholder;
 mod planar;
 pub mod render;
+#[cfg(feature = "samples")]
+pub mod samples;
 mod split_jpeg;
 #[cfg(test)]
 mod test_jpeg;
@@ -33,11 +35,13 @@ pub use encode::OutputFormat;
 pub use geometry::{Padding, Rect, ResizePlan, Size, plan_resize};
 pub use params::{Border, Crop, Fit, Format, ParamError, Quality, Transform};
 pub use placeholder::{PLACEHOLDER_SIZE, PlaceholderKind, placeholder_png};
-pub use render::{RenderOptions, Rendered, Target, render};
+pub use render::{RenderOptions, Rendered, Target, output_size, render};
 
 use params::Crop as CropRect;
 
-/// Why an image could not be rendered.
+/// Why an image could not be rendered. Every variant but `Internal` is the request's doing (its image or
+/// its parameters) and says what was wrong with it; `Internal` is the pipeline's own fault, never a
+/// consequence of input (the render property suite and the `render` fuzz target hold it to that).
 #[derive(Debug, thiserror::Error)]
 pub enum PipelineError {
     #[error("the file is not an image in a supported format (JPEG, PNG, WebP, GIF, TIFF, BMP or AVIF)")]
@@ -50,8 +54,14 @@ pub enum PipelineError {
     TooManyFrames { max_frames: usize },
     #[error("crop {},{},{},{} lies outside the {width}x{height} image", crop.x, crop.y, crop.width, crop.height)]
     CropOutside { crop: CropRect, width: u32, height: u32 },
-    #[error("the image could not be encoded: {0}")]
-    Encode(String),
+    #[error(
+        "the output would be {width}x{height} pixels, larger than {} allows ({max_side} pixels a side); \
+         ask for a smaller w or h, or another format",
+        format.name()
+    )]
+    OutputTooLarge { format: OutputFormat, width: u32, height: u32, max_side: u32 },
+    #[error("internal pipeline fault: {0}")]
+    Internal(String),
 }
 
 impl PipelineError {
@@ -59,12 +69,12 @@ impl PipelineError {
         Self::Decode(e.to_string())
     }
 
-    pub(crate) fn encode(e: impl std::fmt::Display) -> Self {
-        Self::Encode(e.to_string())
+    pub(crate) fn internal(e: impl std::fmt::Display) -> Self {
+        Self::Internal(e.to_string())
     }
 
     /// Whether the request (its image or its parameters) is at fault, as opposed to the service.
     pub fn is_client_error(&self) -> bool {
-        !matches!(self, Self::Encode(_))
+        !matches!(self, Self::Internal(_))
     }
 }

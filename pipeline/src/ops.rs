@@ -18,9 +18,7 @@ use crate::{
 /// `crop=x,y,width,height` in (oriented) source pixels; the rectangle must lie inside the image.
 pub fn crop(image: &DynamicImage, crop: Crop) -> Result<DynamicImage, PipelineError> {
     let (width, height) = image.dimensions();
-    let inside = u64::from(crop.x) + u64::from(crop.width) <= u64::from(width)
-        && u64::from(crop.y) + u64::from(crop.height) <= u64::from(height);
-    if !inside {
+    if !crop.lies_inside(width, height) {
         return Err(PipelineError::CropOutside { crop, width, height });
     }
     Ok(image.crop_imm(crop.x, crop.y, crop.width, crop.height))
@@ -129,7 +127,7 @@ fn scale(image: DynamicImage, to: Size) -> Result<DynamicImage, PipelineError> {
     let options = ResizeOptions::new().resize_alg(ResizeAlg::Convolution(FilterType::Lanczos3));
     Resizer::new()
         .resize(&source, &mut target, &options)
-        .map_err(|e| PipelineError::Encode(format!("resize failed: {e}")))?;
+        .map_err(|e| PipelineError::Internal(format!("resize failed: {e}")))?;
     Ok(target)
 }
 

@@ -129,6 +129,14 @@ pub struct Crop {
     pub height: u32,
 }
 
+impl Crop {
+    /// Whether the rectangle lies inside a `width`×`height` image (no overflow for any values).
+    pub fn lies_inside(&self, width: u32, height: u32) -> bool {
+        u64::from(self.x) + u64::from(self.width) <= u64::from(width)
+            && u64::from(self.y) + u64::from(self.height) <= u64::from(height)
+    }
+}
+
 /// A validated set of transformations. `Default` is "no transformation".
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct Transform {

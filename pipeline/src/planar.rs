@@ -64,18 +64,35 @@ pub(crate) fn render(
         return None;
     }
     let full = Size::new(width, height);
-    let plan = plan_resize(width, height, transform.width, transform.height, transform.fit);
-    if !plan.scales() || plan.padding.is_some_and(|p| !p.is_zero()) {
-        return None;
-    }
-    let crop = plan.crop.unwrap_or(Rect { x: 0, y: 0, width: plan.scaled.width, height: plan.scaled.height });
-    if crop.width == 0 || crop.height == 0 {
-        return None;
-    }
+    let planned = PlanarPlan::new(transform, full)?;
     // A file libjpeg-turbo will not decode this way goes the general way, which has its own fallback
     // decoder and reports failures as it always has.
-    let decoded = decode_planes(source, &mut decompressor, shrink_on_load(transform, full) as usize, full).ok()?;
-    Some(resize_and_encode(&decoded, plan.scaled, crop, quality))
+    let decoded = decode_planes(source, &mut decompressor, planned.shrink, full).ok()?;
+    Some(resize_and_encode(&decoded, planned.scaled, planned.kept, quality))
+}
+
+/// What the planar path does for a request on a `full`-sized JPEG: decode at 1/`shrink`, scale the planes
+/// so the whole image would be `scaled`, and keep `kept` of that. `None` when the resize is not one the
+/// planar path does (no scaling, or `contain` padding).
+#[derive(Debug, Clone, Copy)]
+struct PlanarPlan {
+    shrink: usize,
+    scaled: Size,
+    kept: Rect,
+}
+
+impl PlanarPlan {
+    fn new(transform: &Transform, full: Size) -> Option<Self> {
+        let plan = plan_resize(full.width, full.height, transform.width, transform.height, transform.fit);
+        if !plan.scales() || plan.padding.is_some_and(|p| !p.is_zero()) {
+            return None;
+        }
+        let kept = plan.crop.unwrap_or(Rect { x: 0, y: 0, width: plan.scaled.width, height: plan.scaled.height });
+        if kept.width == 0 || kept.height == 0 {
+            return None;
+        }
+        Some(Self { shrink: shrink_on_load(transform, full) as usize, scaled: plan.scaled, kept })
+    }
 }
 
 /// A JPEG decoded (at 1/n) into libjpeg-turbo's 4:2:0 plane layout.
@@ -123,29 +140,14 @@ fn resize_and_encode(
     let (dyw, dyh, oyw, oyh) =
         (dw.next_multiple_of(2), dh.next_multiple_of(2), ow.next_multiple_of(2), oh.next_multiple_of(2));
     let (cdw, cdh, cow, coh) = (dyw / 2, dyh / 2, oyw / 2, oyh / 2);
-    let mut output = vec![0u8; turbojpeg::yuv_pixels_len(ow, 1, oh, Subsamp::Sub2x2).map_err(PipelineError::encode)?];
+    let mut output = vec![0u8; turbojpeg::yuv_pixels_len(ow, 1, oh, Subsamp::Sub2x2).map_err(PipelineError::internal)?];
     if decoded.pixels.len() != dyw * dyh + 2 * cdw * cdh || output.len() != oyw * oyh + 2 * cow * coh {
-        return Err(PipelineError::Decode("unexpected YUV plane layout".into()));
+        return Err(PipelineError::Internal("unexpected YUV plane layout".into()));
     }
     let (decoded_y, decoded_chroma) = decoded.pixels.split_at(dyw * dyh);
     let (output_y, output_chroma) = output.split_at_mut(oyw * oyh);
 
-    // Where the kept part of the scaled image lies in the decoded luma plane.
-    let (sx, sy) = (dw as f64 / f64::from(scaled.width), dh as f64 / f64::from(scaled.height));
-    let luma_window = Window {
-        left: f64::from(crop.x) * sx,
-        top: f64::from(crop.y) * sy,
-        width: ow as f64 * sx,
-        height: oh as f64 * sy,
-    };
-    // Chroma samples sit at half the luma resolution; an odd output side still gets a whole chroma sample
-    // for its last luma column or row, whose centre lies that much further into the source.
-    let chroma_window = Window {
-        left: luma_window.left / 2.0,
-        top: luma_window.top / 2.0,
-        width: (sx * cow as f64).min(cdw as f64 - luma_window.left / 2.0),
-        height: (sy * coh as f64).min(cdh as f64 - luma_window.top / 2.0),
-    };
+    let (luma_window, chroma_window) = plane_windows((dw, dh), (dyw, dyh), scaled, crop);
 
     let (decoded_u, decoded_v) = decoded_chroma.split_at(cdw * cdh);
     let (output_u, output_v) = output_chroma.split_at_mut(cow * coh);
@@ -161,13 +163,13 @@ fn resize_and_encode(
     luma?;
     chroma?;
 
-    let mut compressor = Compressor::new().map_err(PipelineError::encode)?;
-    compressor.set_quality(i32::from(quality.clamp(1, 100))).map_err(PipelineError::encode)?;
-    compressor.set_optimize(true).map_err(PipelineError::encode)?;
-    compressor.set_progressive(false).map_err(PipelineError::encode)?;
-    compressor.set_subsamp(Subsamp::Sub2x2).map_err(PipelineError::encode)?;
+    let mut compressor = Compressor::new().map_err(PipelineError::internal)?;
+    compressor.set_quality(i32::from(quality.clamp(1, 100))).map_err(PipelineError::internal)?;
+    compressor.set_optimize(true).map_err(PipelineError::internal)?;
+    compressor.set_progressive(false).map_err(PipelineError::internal)?;
+    compressor.set_subsamp(Subsamp::Sub2x2).map_err(PipelineError::internal)?;
     let image = YuvImage { pixels: &output[..], width: ow, align: 1, height: oh, subsamp: Subsamp::Sub2x2 };
-    let bytes = compressor.compress_yuv_to_vec(image).map_err(PipelineError::encode)?;
+    let bytes = compressor.compress_yuv_to_vec(image).map_err(PipelineError::internal)?;
     Ok(Rendered { bytes, format: OutputFormat::Jpeg, width: crop.width, height: crop.height })
 }
 
@@ -195,13 +197,73 @@ fn resize_luma(
     Ok(())
 }
 
-/// A part of a source plane, in (fractional) source pixels.
-#[derive(Debug, Clone, Copy)]
+/// A part of a source plane, in (fractional) source pixels, that lies inside the plane: built only by
+/// `Window::inside`, so fast_image_resize's crop-box check (`left + width <= plane width`, in f64) holds
+/// for every window handed to it, whatever rounding went into computing it.
+#[derive(Debug, Clone, Copy, PartialEq)]
 struct Window {
     left: f64,
     top: f64,
     width: f64,
     height: f64,
+}
+
+impl Window {
+    /// The span `[start, end)` on each axis, each clamped into `[0, plane side]`; a span that computes
+    /// beyond the plane (float rounding, an odd side's extra chroma sample) is cut at its edge.
+    fn inside(plane: (usize, usize), (left, right): (f64, f64), (top, bottom): (f64, f64)) -> Self {
+        let (left, width) = span_inside(left, right, plane.0 as f64);
+        let (top, height) = span_inside(top, bottom, plane.1 as f64);
+        Self { left, top, width, height }
+    }
+
+    fn fits(&self, plane: (usize, usize)) -> bool {
+        let (pw, ph) = (plane.0 as f64, plane.1 as f64);
+        self.left >= 0.0
+            && self.top >= 0.0
+            && self.width > 0.0
+            && self.height > 0.0
+            && self.left < pw
+            && self.top < ph
+            && self.left + self.width <= pw
+            && self.top + self.height <= ph
+    }
+}
+
+/// `(start, length)` of `[start, end)` clamped into `[0, limit)`, with `start + length <= limit` as f64
+/// computes it (the sum can round up past `limit` even when the exact values do not reach it) and a
+/// length of at least the smallest positive step, so the span is never empty.
+fn span_inside(start: f64, end: f64, limit: f64) -> (f64, f64) {
+    let start = if start.is_finite() { start.clamp(0.0, (limit - 1.0).max(0.0)) } else { 0.0 };
+    let end = if end.is_finite() { end.min(limit) } else { limit };
+    let mut length = (end - start).max(f64::MIN_POSITIVE);
+    while start + length > limit {
+        length = length.next_down();
+    }
+    (start, length)
+}
+
+/// Where the kept part (`crop`) of the scaled image (`scaled`) lies in the decoded planes: the luma window
+/// in the `decoded`-sized picture (whose plane is `padded`, even-sided), the chroma window in the half-size
+/// chroma planes. Pure arithmetic, and both windows lie inside their planes for every input.
+fn plane_windows(decoded: (usize, usize), padded: (usize, usize), scaled: Size, crop: Rect) -> (Window, Window) {
+    let (dw, dh) = (decoded.0 as f64, decoded.1 as f64);
+    let (sw, sh) = (f64::from(scaled.width.max(1)), f64::from(scaled.height.max(1)));
+    // Each edge is one product and one division, so an edge at the scaled image's border maps exactly onto
+    // the decoded image's (`dw * sw / sw == dw`), not a rounding error past it.
+    let x_at = |x: u32| dw * f64::from(x) / sw;
+    let y_at = |y: u32| dh * f64::from(y) / sh;
+    let (left, right) = (x_at(crop.x), x_at(crop.x.saturating_add(crop.width)));
+    let (top, bottom) = (y_at(crop.y), y_at(crop.y.saturating_add(crop.height)));
+    let luma = Window::inside(decoded, (left, right), (top, bottom));
+    // Chroma samples sit at half the luma resolution; an odd output side still gets a whole chroma sample
+    // for its last luma column or row, whose centre lies that much further into the source (and is cut
+    // at the plane's edge when there is no more source).
+    let (cow, coh) = (f64::from(crop.width.div_ceil(2)), f64::from(crop.height.div_ceil(2)));
+    let chroma_plane = (padded.0 / 2, padded.1 / 2);
+    let chroma =
+        Window::inside(chroma_plane, (left / 2.0, left / 2.0 + cow * dw / sw), (top / 2.0, top / 2.0 + coh * dh / sh));
+    (luma, chroma)
 }
 
 /// Lanczos3, as the general path's resize, from `window` of one 8-bit plane to a whole output plane.
@@ -213,7 +275,10 @@ fn resize_plane(
     output: &mut [u8],
     (ow, oh): (usize, usize),
 ) -> Result<(), PipelineError> {
-    let failed = |e: &dyn std::fmt::Display| PipelineError::Encode(format!("resize failed: {e}"));
+    let failed = |e: &dyn std::fmt::Display| PipelineError::Internal(format!("resize failed: {e}"));
+    if !window.fits((sw, sh)) {
+        return Err(failed(&format_args!("{window:?} is not inside the {sw}x{sh} plane")));
+    }
     let source = ImageRef::new(sw as u32, sh as u32, source, PixelType::U8).map_err(|e| failed(&e))?;
     let mut target = Image::from_slice_u8(ow as u32, oh as u32, output, PixelType::U8).map_err(|e| failed(&e))?;
     let options = ResizeOptions::new().resize_alg(ResizeAlg::Convolution(FilterType::Lanczos3)).crop(
@@ -230,7 +295,7 @@ mod tests {
     use image::{DynamicImage, Rgb, RgbImage};
 
     use super::*;
-    use crate::render::RenderOptions;
+    use crate::{params::Fit, render::RenderOptions};
 
     fn jpeg(w: u32, h: u32, subsamp: Subsamp) -> Vec<u8> {
         let image = RgbImage::from_fn(w, h, |x, y| {
@@ -295,6 +360,66 @@ mod tests {
             let luma = mean_difference(ours.to_luma8().as_raw(), reference.to_luma8().as_raw());
             assert!(luma < 2.0, "{query}: mean luma difference {luma:.2}");
         }
+    }
+
+    /// The windows of every request the planar path takes lie inside their planes: every `w` and every `h`
+    /// from 1 to a band past each side, on sources of every shape (odd, extreme, the sizes that failed), at
+    /// every shrink-on-load factor those requests choose, plus seeded random boxes of every fit. Pure
+    /// arithmetic, the same as `render` does before touching a pixel.
+    #[test]
+    fn every_window_lies_inside_its_plane() {
+        let fits = [Fit::Cover, Fit::Contain, Fit::Fill, Fit::Inside, Fit::Outside];
+        let mut checked = 0u64;
+        let mut check = |full: Size, transform: &Transform| {
+            let Some(planned) = PlanarPlan::new(transform, full) else { return };
+            let factor = ScalingFactor::new(1, planned.shrink);
+            let decoded = (factor.scale(full.width as usize), factor.scale(full.height as usize));
+            let padded = (decoded.0.next_multiple_of(2), decoded.1.next_multiple_of(2));
+            let (luma, chroma) = plane_windows(decoded, padded, planned.scaled, planned.kept);
+            let context = || format!("{}x{} {transform:?} {planned:?}: {luma:?} {chroma:?}", full.width, full.height);
+            assert!(luma.fits(decoded), "luma: {}", context());
+            assert!(chroma.fits((padded.0 / 2, padded.1 / 2)), "chroma: {}", context());
+            checked += 1;
+        };
+        let sources = [
+            (1200, 800),
+            (4000, 3000),
+            (500, 5000),
+            (1201, 799),
+            (4001, 2999),
+            (17, 4999),
+            (4999, 9),
+            (3, 1),
+            (1, 1),
+            (2, 2),
+            (640, 427),
+            (6000, 4000),
+        ];
+        for (w, h) in sources {
+            let full = Size::new(w, h);
+            for side in 1..=w + 64 {
+                check(full, &Transform { width: Some(side), ..Transform::default() });
+            }
+            for side in 1..=h + 64 {
+                check(full, &Transform { height: Some(side), ..Transform::default() });
+            }
+        }
+        let mut state = 0x5eed_u64;
+        let mut next = |n: u32| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % u64::from(n)) as u32
+        };
+        for _ in 0..400_000 {
+            let full = Size::new(1 + next(6000), 1 + next(6000));
+            let side = |n: u32, next: &mut dyn FnMut(u32) -> u32| (next(4) != 0).then(|| 1 + next(n));
+            let width = side(full.width + 64, &mut next);
+            let height = side(full.height + 64, &mut next);
+            let fit = fits[next(5) as usize];
+            check(full, &Transform { width, height, fit, ..Transform::default() });
+        }
+        assert!(checked > 300_000, "{checked} windows checked");
     }
 
     #[test]

@@ -173,6 +173,23 @@ pub fn shrink_on_load(transform: &Transform, full: Size) -> u32 {
     n
 }
 
+/// The size `render` gives a source whose upright size is `source`: `crop`, then `rot`'s canvas, then the
+/// resize plan (sharp's geometry), then the border. What a render must produce, computed without pixels;
+/// a `crop` outside the source is the error `render` reports for it.
+pub fn output_size(transform: &Transform, source: Size) -> Result<Size, PipelineError> {
+    let (mut width, mut height) = (source.width, source.height);
+    if let Some(crop) = transform.crop {
+        if !crop.lies_inside(width, height) {
+            return Err(PipelineError::CropOutside { crop, width, height });
+        }
+        (width, height) = (crop.width, crop.height);
+    }
+    (width, height) = ops::rotated_size(width, height, transform.rotation);
+    let plan = plan_resize(width, height, transform.width, transform.height, transform.fit);
+    let grow = transform.border.map_or(0, |b| b.width.saturating_mul(2));
+    Ok(Size::new(plan.output.width.saturating_add(grow), plan.output.height.saturating_add(grow)))
+}
+
 /// Renders `source` with `transform` into `target`.
 pub fn render(
     source: &[u8],

@@ -11,6 +11,7 @@ use shutterbox_pipeline::{
     decode::{decode, decode_shrunk},
     encode::encode,
     plan_resize, render,
+    samples::with_exif_orientation,
 };
 
 /// A smooth photo-like picture with some edges, so scaled decodes have something to get wrong.
@@ -25,26 +26,6 @@ fn picture(w: u32, h: u32) -> RgbImage {
 
 fn jpeg(w: u32, h: u32) -> Vec<u8> {
     encode(&DynamicImage::ImageRgb8(picture(w, h)), OutputFormat::Jpeg, 92).unwrap()
-}
-
-/// `jpeg` with an EXIF APP1 segment carrying `orientation`, right after SOI.
-fn with_orientation(jpeg: &[u8], orientation: u16) -> Vec<u8> {
-    let mut tiff = b"MM\0\x2a\0\0\0\x08".to_vec();
-    tiff.extend_from_slice(&1u16.to_be_bytes()); // one IFD entry
-    tiff.extend_from_slice(&0x0112u16.to_be_bytes()); // Orientation
-    tiff.extend_from_slice(&3u16.to_be_bytes()); // SHORT
-    tiff.extend_from_slice(&1u32.to_be_bytes()); // count
-    tiff.extend_from_slice(&orientation.to_be_bytes());
-    tiff.extend_from_slice(&[0, 0]); // value padding
-    tiff.extend_from_slice(&0u32.to_be_bytes()); // no next IFD
-    let mut app1 = b"Exif\0\0".to_vec();
-    app1.extend_from_slice(&tiff);
-    let mut out = jpeg[..2].to_vec();
-    out.extend_from_slice(&[0xFF, 0xE1]);
-    out.extend_from_slice(&((app1.len() + 2) as u16).to_be_bytes());
-    out.extend_from_slice(&app1);
-    out.extend_from_slice(&jpeg[2..]);
-    out
 }
 
 fn png_render(source: &[u8], query: &str) -> DynamicImage {
@@ -127,7 +108,7 @@ fn the_shrink_factor_follows_sharp_and_never_undershoots() {
 fn exif_orientation_is_applied_after_a_scaled_decode() {
     let plain = jpeg(800, 400);
     for orientation in 1..=8u16 {
-        let source = with_orientation(&plain, orientation);
+        let source = with_exif_orientation(&plain, orientation as u8);
         let swapped = orientation >= 5;
         let (full, _) = decode(&source, 1 << 24).unwrap();
         assert_eq!(full.dimensions(), if swapped { (400, 800) } else { (800, 400) }, "orientation {orientation}");
