@@ -93,6 +93,8 @@ pub async fn observe<E: Endpoint>(endpoint: Arc<E>, metrics: HttpMetrics, reques
     let method = method_label(request.method());
     let fallback_route = route_of(request.uri().path());
     let span = tracing::info_span!("request", id = %id, method, path = %request.uri().path());
+    // Kept for the failure line: a 500 is reproduced from its path and query.
+    let query = request.uri().query().map(loggable_query);
     let mut response = endpoint.get_response(request).instrument(span.clone()).await;
 
     // Operations of the OpenAPI service name themselves; the routes beside it are named by their prefix.
@@ -104,13 +106,45 @@ pub async fn observe<E: Endpoint>(endpoint: Arc<E>, metrics: HttpMetrics, reques
         response.headers_mut().insert(REQUEST_ID, value);
     }
     span.in_scope(|| {
-        if status >= 500 {
-            tracing::warn!(target: "shutterbox::access", status, route, ms = seconds * 1e3, "request failed");
+        let query = query.as_deref().unwrap_or("");
+        if status == 500 {
+            tracing::error!(target: "shutterbox::access", status, route, query, ms = seconds * 1e3, "request failed");
+        } else if status > 500 {
+            tracing::warn!(target: "shutterbox::access", status, route, query, ms = seconds * 1e3, "request failed");
         } else {
             tracing::debug!(target: "shutterbox::access", status, route, ms = seconds * 1e3, "request");
         }
     });
     Ok(response)
+}
+
+/// The query as a log may keep it: at most 512 characters, with the value of every credential-like
+/// parameter (an upload URL's `signature`, S3's `X-Amz-*`, any `token`, `key` or `sig`) replaced.
+fn loggable_query(query: &str) -> String {
+    let secret = |name: &str| {
+        let name = name.to_ascii_lowercase();
+        matches!(name.as_str(), "signature" | "sig" | "token" | "key" | "apikey" | "api_key")
+            || name.starts_with("x-amz-")
+    };
+    let mut out = String::new();
+    for (i, pair) in query.split('&').enumerate() {
+        if i > 0 {
+            out.push('&');
+        }
+        match pair.split_once('=') {
+            Some((name, _)) if secret(name) => {
+                out.push_str(name);
+                out.push_str("=[redacted]");
+            }
+            _ => out.push_str(pair),
+        }
+    }
+    if out.len() > 512 {
+        let cut = (0..=512).rev().find(|&i| out.is_char_boundary(i)).unwrap_or(0);
+        out.truncate(cut);
+        out.push('…');
+    }
+    out
 }
 
 /// A caller's request id is echoed only when it is short and plain, so it cannot forge log lines or headers.
@@ -169,6 +203,18 @@ mod tests {
         assert!(!acceptable_id("a\r\nSet-Cookie: x"));
         assert!(!acceptable_id("spaced id"));
         assert!(!acceptable_id(&"a".repeat(129)));
+    }
+
+    #[test]
+    fn a_logged_query_keeps_the_request_but_not_its_credentials() {
+        assert_eq!(loggable_query("w=226&fit=cover"), "w=226&fit=cover");
+        assert_eq!(
+            loggable_query("expires=17&size=9&signature=abcdef&X-Amz-Signature=00&x-amz-credential=k"),
+            "expires=17&size=9&signature=[redacted]&X-Amz-Signature=[redacted]&x-amz-credential=[redacted]"
+        );
+        assert_eq!(loggable_query("token"), "token");
+        let long = loggable_query(&"é".repeat(400));
+        assert!(long.len() <= 515 && long.ends_with('…'), "{long}");
     }
 
     #[test]

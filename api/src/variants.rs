@@ -197,3 +197,36 @@ fn variant_error(e: VariantError) -> ApiError {
         other => ApiError::internal(other),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use poem::http::StatusCode;
+    use shutterbox_pipeline::{Crop, OutputFormat, PipelineError};
+
+    use super::*;
+
+    /// Every pipeline error an upload's bytes or a request's parameters can cause is a 400 that says what
+    /// was wrong; only the pipeline's own fault is a 500.
+    #[test]
+    fn only_the_pipelines_own_fault_is_a_500() {
+        let crop = Crop { x: 5, y: 0, width: 10, height: 10 };
+        let by_the_request = [
+            PipelineError::UnsupportedFormat,
+            PipelineError::TooManyPixels { width: 9000, height: 9000, max_pixels: 50_000_000 },
+            PipelineError::Decode("truncated".into()),
+            PipelineError::TooManyFrames { max_frames: 1000 },
+            PipelineError::CropOutside { crop, width: 8, height: 8 },
+            PipelineError::OutputTooLarge { format: OutputFormat::Webp, width: 20_000, height: 10, max_side: 16_383 },
+        ];
+        for error in by_the_request {
+            let message = error.to_string();
+            assert!(error.is_client_error(), "{message}");
+            let status = variant_error(VariantError::Rejected(error)).status;
+            assert_eq!(status, StatusCode::BAD_REQUEST, "{message}");
+        }
+        let ours = PipelineError::Internal("resize failed".into());
+        assert!(!ours.is_client_error());
+        let status = variant_error(VariantError::Render(ours)).status;
+        assert_eq!(status, StatusCode::INTERNAL_SERVER_ERROR);
+    }
+}

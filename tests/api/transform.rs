@@ -260,3 +260,37 @@ async fn a_reused_name_serves_the_new_images_variants() {
     let (status, _, bytes) = app.fetch(&variant).await;
     assert_eq!((status, dimensions(&bytes)), (StatusCode::OK, (100, 100)));
 }
+
+/// Every width a responsive page could ask for, on an ordinary 1200×800 4:2:0 photo (the planar JPEG path,
+/// shrunk on load at 1/2, 1/4 and 1/8 as the width falls) and a band past it: each is a 200 whose image has
+/// the planned size. One width in ten of this photo used to answer 500 (a crop box rounded past its plane).
+#[tokio::test]
+async fn every_width_of_a_photo_renders_at_its_planned_size() {
+    use futures_util::{StreamExt, stream};
+    use shutterbox_pipeline::{
+        Size, Transform, output_size,
+        samples::{SampleKind, sample},
+    };
+    let app = TestApp::spawn().await;
+    let (width, height) = (1200, 800);
+    let jpeg = sample(SampleKind::Jpeg420, width, height, 7).unwrap();
+    let base = url(&app.upload("photo.jpg", "image/jpeg", &jpeg).await);
+    let failures: Vec<String> = stream::iter(1..=width + 40)
+        .map(|w| {
+            let (app, base) = (&app, &base);
+            async move {
+                let query = format!("w={w}");
+                let (status, content_type, bytes) = app.fetch(&format!("{base}?{query}")).await;
+                let planned = output_size(&Transform::from_query(&query).unwrap(), Size::new(width, height)).unwrap();
+                let ok = status == StatusCode::OK
+                    && content_type == "image/jpeg"
+                    && dimensions(&bytes) == (planned.width, planned.height);
+                (!ok).then(|| format!("w={w}: {status} {content_type}, planned {planned:?}"))
+            }
+        })
+        .buffer_unordered(4)
+        .filter_map(|failure| async move { failure })
+        .collect()
+        .await;
+    assert!(failures.is_empty(), "{} widths failed: {:?}", failures.len(), &failures[..failures.len().min(20)]);
+}
