@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # A short fuzzing run of every cargo-fuzz target in fuzz/ (the delivery parameter parser, the stored-path
-# sanitizers, image decoding through the render pipeline), one after the other:
+# sanitizers, image decoding through the render pipeline, structured render requests), one after the other:
 #
-#   scripts/fuzz.sh                           # params, stored_path, decode: 60 s each
+#   scripts/fuzz.sh                           # params, stored_path, decode, render: 60 s each
 #   FUZZ_SECONDS=600 scripts/fuzz.sh decode   # one target, longer
 #
 # 1. Installs cargo-fuzz (`cargo install cargo-fuzz --locked`) if it is missing.
@@ -30,7 +30,7 @@ seconds=${FUZZ_SECONDS:-60}
 seed=${FUZZ_SEED:-1}
 sanitizer=${FUZZ_SANITIZER:-address}
 targets=("$@")
-((${#targets[@]})) || targets=(params stored_path decode)
+((${#targets[@]})) || targets=(params stored_path decode render)
 export RUSTC_BOOTSTRAP=1
 export RUSTFLAGS="${RUSTFLAGS:-} -Coverflow-checks"
 # The same flags for the build and every run, so `cargo fuzz run` finds the targets built.

@@ -11,6 +11,7 @@
 //! - `params`: queries covering every parameter, its edges and its spellings.
 //! - `stored_path`: hostile names and folders (traversal, separators, NUL, bidi overrides, long names,
 //!   reserved device names, look-alikes), fields separated by 0xFF.
+//! - `render`: one structured input per upload kind (`samples::SampleKind`).
 //!
 //! Deterministic (no randomness, encoders pinned by Cargo.lock), so rerunning it rewrites the same bytes
 //! and `git status` shows only what changed on purpose. libFuzzer's own finds are kept apart from these
@@ -347,12 +348,30 @@ fn stored_path_seeds(dir: &Path) {
     write(dir, "seed-invalid-utf8", b"a\xC3.jpg\xFFb\xED\xA0\x80\xFFc\xC0\xAF");
 }
 
+/// Seeds of `render`: one per upload kind (the first byte picks it, see fuzz_targets/render.rs), 40×30 px,
+/// followed by choices for the request drawn from a fixed sequence, so every kind starts with a request
+/// that uses several parameters.
+fn render_seeds(dir: &Path) {
+    let mut state = 0x2545_f491_u32;
+    for (i, kind) in shutterbox_pipeline::samples::SampleKind::ALL.iter().enumerate() {
+        let mut bytes = vec![i as u8, 39, 29, 0, 0, 0, i as u8];
+        bytes.extend((0..64).map(|_| {
+            state ^= state << 13;
+            state ^= state >> 17;
+            state ^= state << 5;
+            state as u8
+        }));
+        write(dir, &format!("seed-{kind:?}"), &bytes);
+    }
+}
+
 fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus");
     for (target, seeds) in [
         ("decode", decode_seeds as fn(&Path)),
         ("params", params_seeds as fn(&Path)),
         ("stored_path", stored_path_seeds as fn(&Path)),
+        ("render", render_seeds as fn(&Path)),
     ] {
         let dir = root.join(target);
         fs::create_dir_all(&dir).expect("corpus directory");

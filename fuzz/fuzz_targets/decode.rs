@@ -3,7 +3,8 @@
 //! the `image` crate's decoders, AVIF through avif-parse and libaom, then the operations and an encoder).
 //!
 //! Input: the first byte picks one of `CASES` (a transformation and an output format), the rest is the
-//! file. Errors are fine; a panic, a sanitizer report, a timeout or running out of memory is not.
+//! file. Errors the upload causes are fine; an internal error (a 500), a panic, a sanitizer report, a
+//! timeout or running out of memory is not.
 //!
 //! Kept cheap so libFuzzer gets many runs a second: a 4-megapixel budget (bombs are refused from the header),
 //! small outputs, and no AVIF encoding (libaom's encoder takes tens of milliseconds even for a thumbnail; a
@@ -44,8 +45,12 @@ fuzz_target!(|data: &[u8]| {
         target = PNG;
     }
     let transform = Transform::from_query(query).expect("the fixed queries are valid");
-    if let Ok(rendered) = render(source, &transform, target, RenderOptions { max_pixels: MAX_PIXELS }) {
-        assert!(!rendered.bytes.is_empty(), "{query}: empty output");
-        assert!(rendered.width > 0 && rendered.height > 0, "{query}: {}x{}", rendered.width, rendered.height);
+    match render(source, &transform, target, RenderOptions { max_pixels: MAX_PIXELS }) {
+        Ok(rendered) => {
+            assert!(!rendered.bytes.is_empty(), "{query}: empty output");
+            assert!(rendered.width > 0 && rendered.height > 0, "{query}: {}x{}", rendered.width, rendered.height);
+        }
+        // Whatever the bytes, a refusal is the upload's fault (a 400), never the pipeline's (a 500).
+        Err(error) => assert!(error.is_client_error(), "{query}: {error}"),
     }
 });

@@ -1,0 +1,38 @@
+//! Fuzz target `render`: structured requests through decode → operations → encode. The fuzz bytes choose a
+//! small generated upload (any `SampleKind`: every JPEG subsampling, coding and orientation, every PNG,
+//! WebP, GIF, TIFF, BMP and AVIF layout, at 1–96 px a side) and a valid request on it (every parameter,
+//! every output format, through the same generator as the render property suite). The property is the
+//! suite's (`samples::check_render`): a valid request renders, its output decodes at the planned size, and
+//! a refusal is the request's error for its reason. A violation or a panic is a crash.
+//!
+//! Where `decode` feeds arbitrary bytes to the decoders, this one keeps the inputs valid so the fuzzer
+//! spends its time on the space of sizes, layouts and parameters instead.
+
+#![no_main]
+
+use libfuzzer_sys::{arbitrary::Unstructured, fuzz_target};
+use shutterbox_pipeline::samples::{Choices, SampleKind, Source, check_render, random_request};
+
+/// The fuzz bytes as choices; once they run out every choice is its lowest value.
+struct FuzzChoices<'a, 'b>(&'a mut Unstructured<'b>);
+
+impl Choices for FuzzChoices<'_, '_> {
+    fn between(&mut self, low: u32, high: u32) -> u32 {
+        self.0.int_in_range(low..=high.max(low)).unwrap_or(low)
+    }
+}
+
+fuzz_target!(|data: &[u8]| {
+    let mut bytes = Unstructured::new(data);
+    let mut choices = FuzzChoices(&mut bytes);
+    let kind = choices.pick(&SampleKind::ALL);
+    // Small sides keep each run fast; AVIF sources and outputs (libaom, tens of ms) smaller still.
+    let largest = if matches!(kind, SampleKind::Avif | SampleKind::AvifAlpha) { 24 } else { 96 };
+    let (width, height) = (choices.between(1, largest), choices.between(1, largest));
+    let seed = u64::from(choices.between(0, u32::MAX));
+    let source = Source::generate(kind, width, height, seed).expect("every kind encodes 1–96 px sides");
+    let (query, target) = random_request(&mut choices, source.upright, 256);
+    if let Err(violation) = check_render(&source, &query, target) {
+        panic!("{violation}");
+    }
+});
