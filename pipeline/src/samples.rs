@@ -141,23 +141,6 @@ impl SampleKind {
     pub fn swaps_sides(self) -> bool {
         matches!(self, Self::JpegOriented(5..=8))
     }
-
-    pub fn is_jpeg(self) -> bool {
-        matches!(
-            self,
-            Self::Jpeg420
-                | Self::Jpeg422
-                | Self::Jpeg440
-                | Self::Jpeg444
-                | Self::Jpeg411
-                | Self::JpegGray
-                | Self::JpegCmyk
-                | Self::JpegProgressive
-                | Self::JpegRestartMarkers
-                | Self::JpegArithmetic
-                | Self::JpegOriented(_)
-        )
-    }
 }
 
 /// A `width`×`height` image of `kind`, its content drawn from `seed`. Fails only when the kind's encoder
