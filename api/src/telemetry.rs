@@ -2,10 +2,11 @@
 //! caller's own when it sent a sane one), a tracing span carrying that id around everything the request
 //! logs, and the request's count and latency by route, method and status for `/metrics`.
 //!
-//! Requests are logged at `debug` under the target `shutterbox::access` (5xx at `warn`): a cached variant is
-//! answered in microseconds, and a line per request at the default level would cost more than the answer.
-//! `SHUTTERBOX_LOG=info,shutterbox::access=debug` turns the access log on. Paths are logged without their
-//! query, so presigned-URL signatures stay out of the logs; keys travel in headers, which are never logged.
+//! Requests are logged at `debug` under the target `shutterbox::access` (500 at `error`, other 5xx at
+//! `warn`): a cached variant is answered in microseconds, and a line per request at the default level would
+//! cost more than the answer. `SHUTTERBOX_LOG=info,shutterbox::access=debug` turns the access log on. Only a
+//! failure's line carries the query, with credential-like values (presigned-URL signatures) redacted; keys
+//! travel in headers, which are never logged.
 
 use std::{sync::Arc, time::Instant};
 
@@ -93,8 +94,9 @@ pub async fn observe<E: Endpoint>(endpoint: Arc<E>, metrics: HttpMetrics, reques
     let method = method_label(request.method());
     let fallback_route = route_of(request.uri().path());
     let span = tracing::info_span!("request", id = %id, method, path = %request.uri().path());
-    // Kept for the failure line: a 500 is reproduced from its path and query.
-    let query = request.uri().query().map(loggable_query);
+    // Kept for the failure line (a 500 is reproduced from its path and query); a `Uri` clone shares its
+    // bytes, and the query is only rendered for a failure.
+    let uri = request.uri().clone();
     let mut response = endpoint.get_response(request).instrument(span.clone()).await;
 
     // Operations of the OpenAPI service name themselves; the routes beside it are named by their prefix.
@@ -106,11 +108,11 @@ pub async fn observe<E: Endpoint>(endpoint: Arc<E>, metrics: HttpMetrics, reques
         response.headers_mut().insert(REQUEST_ID, value);
     }
     span.in_scope(|| {
-        let query = query.as_deref().unwrap_or("");
+        let query = || uri.query().map(loggable_query).unwrap_or_default();
         if status == 500 {
-            tracing::error!(target: "shutterbox::access", status, route, query, ms = seconds * 1e3, "request failed");
+            tracing::error!(target: "shutterbox::access", status, route, query = query(), ms = seconds * 1e3, "request failed");
         } else if status > 500 {
-            tracing::warn!(target: "shutterbox::access", status, route, query, ms = seconds * 1e3, "request failed");
+            tracing::warn!(target: "shutterbox::access", status, route, query = query(), ms = seconds * 1e3, "request failed");
         } else {
             tracing::debug!(target: "shutterbox::access", status, route, ms = seconds * 1e3, "request");
         }
