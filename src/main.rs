@@ -151,7 +151,8 @@ async fn serve(config: Config) -> Result<(), String> {
 async fn worker(config: WorkerConfig) -> Result<(), String> {
     let concurrency = config.concurrency;
     let process = WorkerProcess::build(config).await.map_err(|e| e.to_string())?;
-    tracing::info!(concurrency, metrics_port = process.port(), "shutterbox worker is running jobs");
+    let probes = process.probe_addr();
+    tracing::info!(concurrency, "shutterbox worker is running jobs; /healthz and /metrics at http://{probes}");
     process.run_until(shutdown_signal()).await.map_err(|e| e.to_string())
 }
 

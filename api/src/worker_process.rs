@@ -3,7 +3,7 @@
 //! process). It serves `/healthz` and `/metrics` (its job counts, the queue's depth) on an address of its
 //! own, for probes and Prometheus.
 
-use std::{io, sync::Arc, time::Duration};
+use std::{io, net::SocketAddr, sync::Arc, time::Duration};
 
 use poem::{EndpointExt, Route, handler, web::Data};
 use shutterbox_pipeline::RenderOptions;
@@ -29,7 +29,8 @@ pub struct WorkerConfig {
     #[arg(long, env = "SHUTTERBOX_WORKER_CONCURRENCY", default_value_t = 2)]
     pub concurrency: usize,
 
-    /// Address of the worker's `/healthz` and `/metrics`.
+    /// Address of the worker's `/healthz` and `/metrics`. When another process holds it (a second worker
+    /// on the host), a free port of the same interface instead; the address taken is logged at start.
     #[arg(long, env = "SHUTTERBOX_WORKER_LISTEN", default_value = "127.0.0.1:9091")]
     pub listen: String,
 
@@ -48,7 +49,7 @@ struct Probe {
 /// A worker process, connected and bound, ready to run.
 pub struct WorkerProcess {
     listener: TcpListener,
-    port: u16,
+    probe_addr: SocketAddr,
     worker: Worker,
     sweeper: Sweeper,
     sweep_interval: Duration,
@@ -80,12 +81,12 @@ impl WorkerProcess {
         let worker = Worker::new(queue.clone(), store, renderer)
             .with_stats(stats.clone())
             .with_retry_base(Duration::from_millis(config.backend.job_retry_base_ms.max(1)));
-        let listen_error = |source| StartError::Listen { addr: config.listen.clone(), source };
-        let listener = TcpListener::bind(&config.listen).await.map_err(listen_error)?;
-        let port = listener.local_addr().map_err(listen_error)?.port();
+        let listener = bind_probes(&config.listen).await?;
+        let probe_addr =
+            listener.local_addr().map_err(|source| StartError::Listen { addr: config.listen.clone(), source })?;
         Ok(Self {
             listener,
-            port,
+            probe_addr,
             worker,
             sweeper,
             sweep_interval: schedule.interval,
@@ -95,9 +96,9 @@ impl WorkerProcess {
         })
     }
 
-    /// The port of `/healthz` and `/metrics`.
-    pub fn port(&self) -> u16 {
-        self.port
+    /// Where `/healthz` and `/metrics` are served.
+    pub fn probe_addr(&self) -> SocketAddr {
+        self.probe_addr
     }
 
     /// Runs jobs until `shutdown` resolves; the jobs in hand then have `SHUTTERBOX_JOB_DRAIN_SECS` to finish before they are
@@ -116,6 +117,31 @@ impl WorkerProcess {
         let _ = sweeper.await;
         served
     }
+}
+
+/// Binds the probe address `listen`. Running several workers on one host is the normal way to scale
+/// renders, and they all start with the same default: when the address is taken, a free port of the same
+/// interface is bound instead (with a warning naming both), so a busy address never stops a worker. Any
+/// other failure (an address of no interface here, a privileged port) is the configuration's, and ends
+/// the start-up.
+async fn bind_probes(listen: &str) -> Result<TcpListener, StartError> {
+    let listen_error = |source| StartError::Listen { addr: listen.to_owned(), source };
+    let busy = match TcpListener::bind(listen).await {
+        Ok(listener) => return Ok(listener),
+        Err(e) if e.kind() == io::ErrorKind::AddrInUse => e,
+        Err(e) => return Err(listen_error(e)),
+    };
+    let mut interface =
+        tokio::net::lookup_host(listen).await.map_err(listen_error)?.next().ok_or_else(|| listen_error(busy))?;
+    interface.set_port(0);
+    let listener = TcpListener::bind(interface).await.map_err(listen_error)?;
+    if let Ok(taken) = listener.local_addr() {
+        tracing::warn!(
+            "{listen} (SHUTTERBOX_WORKER_LISTEN) is in use, by another worker on this host perhaps: /healthz and \
+             /metrics are on {taken} instead"
+        );
+    }
+    Ok(listener)
 }
 
 #[handler]

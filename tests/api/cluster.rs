@@ -275,3 +275,52 @@ async fn a_confirm_succeeds_while_redis_is_down() {
     let body: Value = ready.json().await.unwrap();
     assert_ne!(body["checks"]["queue"], "ok", "{body}");
 }
+
+/// Several workers per host is how renders scale: started alike, with no address of their own, every one
+/// comes up with its probes on an address of its own, and together they run the jobs.
+#[tokio::test]
+async fn workers_started_alike_run_side_by_side_on_one_host() {
+    let mut app = TestApp::spawn_cluster(|_| {}).await;
+    let mut roots = vec![app.worker.clone().expect("the cluster's worker")];
+    for name in ["worker-2", "worker-3"] {
+        roots.push(app.start_worker_listening(name, None).await);
+    }
+    let distinct: std::collections::HashSet<_> = roots.iter().collect();
+    assert_eq!(distinct.len(), roots.len(), "each worker serves its probes on its own address: {roots:?}");
+
+    for i in 0..6 {
+        app.upload(&format!("side-{i}.png"), "image/png", PNG).await;
+    }
+    eventually(60, "the three workers finish the six thumbnail jobs", || async {
+        let mut done = 0;
+        for root in &roots {
+            done += app.metric_of(root, "shutterbox_jobs_total{outcome=\"done\"}").await;
+        }
+        done >= 6
+    })
+    .await;
+}
+
+/// SHUTTERBOX_WORKER_LISTEN fixes the probe address; when another process holds it, the worker still starts
+/// and works, with its probes on a free port of the same interface, and its log says where.
+#[tokio::test]
+async fn a_worker_whose_probe_address_is_taken_serves_them_on_a_free_port() {
+    let mut app = TestApp::spawn_cluster(|_| {}).await;
+    app.kill_worker();
+    let holder = std::net::TcpListener::bind("127.0.0.1:0").expect("a port to hold");
+    let taken = holder.local_addr().expect("its address").to_string();
+
+    let moved = app.start_worker_listening("worker-moved", Some(&taken)).await;
+    assert_ne!(moved, format!("http://{taken}"));
+    assert!(moved.starts_with("http://127.0.0.1:"), "the same interface: {moved}");
+    let log = app.log("worker-moved");
+    assert!(log.contains(&format!("{taken} (SHUTTERBOX_WORKER_LISTEN) is in use")), "{log}");
+    app.upload("moved.png", "image/png", PNG).await;
+    app.wait_for_jobs(1).await;
+
+    // Once the address is free, the configured address is the one used.
+    app.kill_worker();
+    drop(holder);
+    let fixed = app.start_worker_listening("worker-fixed", Some(&taken)).await;
+    assert_eq!(fixed, format!("http://{taken}"));
+}

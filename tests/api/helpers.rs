@@ -219,9 +219,21 @@ impl TestApp {
 
     /// Starts another worker process and makes it the one `job_metric` reads (distributed only).
     pub async fn start_worker(&mut self, name: &str) {
-        let (child, root) = start_worker(&self.config, &self.logs, name).await;
+        self.start_worker_listening(name, None).await;
+    }
+
+    /// As `start_worker`, with SHUTTERBOX_WORKER_LISTEN set to `listen` if given; returns the root of its
+    /// `/healthz` and `/metrics` as its log names it.
+    pub async fn start_worker_listening(&mut self, name: &str, listen: Option<&str>) -> String {
+        let (child, root) = start_worker_at(&self.config, &self.logs, name, listen).await;
         self.processes.push(child);
-        self.worker = Some(root);
+        self.worker = Some(root.clone());
+        root
+    }
+
+    /// What the process `name` of this test wrote to stderr.
+    pub fn log(&self, name: &str) -> String {
+        std::fs::read_to_string(self.logs.join(format!("{name}.stderr"))).unwrap_or_default()
     }
 
     /// A connection to this test's Redis (distributed only).
@@ -312,7 +324,8 @@ impl TestApp {
         sum
     }
 
-    async fn metric_of(&self, root: &str, name: &str) -> u64 {
+    /// The value of a counter on `<root>/metrics` of one process.
+    pub async fn metric_of(&self, root: &str, name: &str) -> u64 {
         let text = self.client.get(format!("{root}/metrics")).send().await.expect("metrics").text().await.unwrap();
         text.lines()
             .find_map(|line| line.strip_prefix(name)?.strip_prefix(' ')?.trim().parse().ok())
@@ -361,18 +374,38 @@ pub async fn assert_error(response: Response, expected: StatusCode) -> String {
     message
 }
 
-/// Starts `shutterbox worker` and waits until it answers; returns it and the root of its `/metrics`.
-async fn start_worker(config: &Config, logs: &std::path::Path, name: &str) -> (Child, String) {
-    let port = free_port();
+/// Starts `shutterbox worker` as an operator would, with no address of its own (`listen`, when given, is
+/// its SHUTTERBOX_WORKER_LISTEN), reads from its log where it serves `/healthz` and `/metrics`, and waits
+/// until that answers; returns it and that root.
+async fn start_worker_at(config: &Config, logs: &std::path::Path, name: &str, listen: Option<&str>) -> (Child, String) {
     let mut command = Command::new(env!("CARGO_BIN_EXE_shutterbox"));
-    command
-        .args(["worker", "--concurrency", "2"])
-        .envs(service_env(config))
-        .env("SHUTTERBOX_WORKER_LISTEN", format!("127.0.0.1:{port}"));
+    command.args(["worker", "--concurrency", "2"]).envs(service_env(config));
+    if let Some(listen) = listen {
+        command.env("SHUTTERBOX_WORKER_LISTEN", listen);
+    }
     let child = start(&mut command, logs, name);
-    let root = format!("http://127.0.0.1:{port}");
+    let root = logged_probe_root(logs, name).await;
     wait_healthy(&root, logs, name).await;
     (child, root)
+}
+
+async fn start_worker(config: &Config, logs: &std::path::Path, name: &str) -> (Child, String) {
+    start_worker_at(config, logs, name, None).await
+}
+
+/// The `http://host:port` a worker's start-up line names for its probes (10 s at most).
+async fn logged_probe_root(logs: &std::path::Path, name: &str) -> String {
+    const MARK: &str = "/healthz and /metrics at ";
+    for _ in 0..200 {
+        let log = std::fs::read_to_string(logs.join(format!("{name}.stderr"))).unwrap_or_default();
+        if let Some(at) = log.find(MARK) {
+            let rest = &log[at + MARK.len()..];
+            return rest.split_whitespace().next().unwrap_or_default().to_owned();
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let log = std::fs::read_to_string(logs.join(format!("{name}.stderr"))).unwrap_or_default();
+    panic!("{name} logged no probe address within 10 s:\n{log}");
 }
 
 /// A port free a moment ago (the child process binds it).
