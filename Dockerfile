@@ -2,6 +2,8 @@
 # libjpeg-turbo and libaom are compiled from their bundled sources (cmake, nasm); the result links only
 # against glibc, so the runtime image needs nothing else but CA certificates (S3 over https).
 FROM rust:1.95-bookworm AS build
+# The build would install cmake and nasm itself (scripts/build-tools/, as on a fresh machine); installed here,
+# in a layer of their own, they are not fetched again when the sources change.
 RUN apt-get update && apt-get install -y --no-install-recommends cmake nasm && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY . .
@@ -13,7 +15,8 @@ RUN apt-get update && apt-get install -y --no-install-recommends ca-certificates
 COPY --from=build /src/target/release/shutterbox /usr/local/bin/shutterbox
 USER shutterbox
 WORKDIR /data
-ENV SHUTTERBOX_LISTEN=0.0.0.0:8080 SHUTTERBOX_DATA_DIR=/data
-EXPOSE 8080
+# The worker's /healthz and /metrics listen on 0.0.0.0:9091 in a container (the host's default is loopback).
+ENV SHUTTERBOX_LISTEN=0.0.0.0:8080 SHUTTERBOX_DATA_DIR=/data SHUTTERBOX_WORKER_LISTEN=0.0.0.0:9091
+EXPOSE 8080 9091
 ENTRYPOINT ["shutterbox"]
 CMD ["serve"]

@@ -12,7 +12,7 @@
 #    GET /files, a 200 with the listing; the screenshot is kept at <target>/clients/swagger-ui.png.
 #
 # The Python tools are pinned in a virtualenv under <target>/clients/venv, the npm packages by
-# clients/typescript/package-lock.json (`npm ci`). Needs Debian's chromium (.ci/run installs it; set
+# clients/typescript/package-lock.json (`npm ci`). Installs Debian's chromium when missing (set
 # CHROMIUM to use another). The server is the debug build (the test suite's, so CI compiles nothing new),
 # on a free port with its own data directory; its log is kept in <target>/clients/.
 set -euo pipefail
@@ -23,9 +23,14 @@ source scripts/lib/services.sh
 target=${CARGO_TARGET_DIR:-$PWD/target}
 out=$target/clients
 mkdir -p "$out"
-chromium=${CHROMIUM:-/usr/bin/chromium}
+# shellcheck source=scripts/lib/provision.sh
+source scripts/lib/provision.sh
+if [[ -z ${CHROMIUM:-} ]]; then
+  ensure_tools "driving Swagger UI in a headless browser" chromium:chromium
+fi
+chromium=${CHROMIUM:-$(command -v chromium)}
 [[ -x $chromium ]] || {
-  echo "clients: no Chromium at $chromium (apt-get install chromium, or set CHROMIUM)" >&2
+  echo "clients: no Chromium at $chromium" >&2
   exit 1
 }
 

@@ -7,15 +7,14 @@
 # port, takes the README's second shell block under "## Quick start" (commands 2–5) with `localhost:8080`
 # pointed at that port, and runs it with KEY set to the printed key, in a scratch directory holding a
 # cat.jpg (the test fixture, made a JPEG by the service itself). Then loads the URL it printed: it must
-# answer a WebP without credentials. Needs curl and jq.
+# answer a WebP without credentials. Installs curl and jq when missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=scripts/lib/services.sh
 source scripts/lib/services.sh
-command -v jq >/dev/null || {
-  echo "quickstart: needs jq" >&2
-  exit 1
-}
+# shellcheck source=scripts/lib/provision.sh
+source scripts/lib/provision.sh
+ensure_tools "the README's quick start" jq:jq curl:curl
 
 target=${CARGO_TARGET_DIR:-$PWD/target}
 out=$target/quickstart

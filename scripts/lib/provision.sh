@@ -18,6 +18,17 @@ provision_say() {
   fi
 }
 
+# "a", "a and b", "a, b and c".
+provision_list() {
+  local out=$1
+  shift
+  while (($#)); do
+    if (($# == 1)); then out+=" and $1"; else out+=", $1"; fi
+    shift
+  done
+  echo "$out"
+}
+
 ensure_tools() {
   local why=$1 spec
   shift
@@ -26,19 +37,21 @@ ensure_tools() {
     command -v "${spec%%:*}" >/dev/null 2>&1 || { missing_commands+=("${spec%%:*}"); packages+=("${spec#*:}"); }
   done
   ((${#packages[@]})) || return 0
+  local tools
+  tools=$(provision_list "${missing_commands[@]}")
 
   local as_root=()
   if ((EUID != 0)); then
     if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
       as_root=(sudo)
     elif command -v apt-get >/dev/null 2>&1; then
-      provision_say "$why needs ${missing_commands[*]}, which this machine lacks. Install them, then run the command again:"
+      provision_say "$why needs $tools, which this machine lacks; run this, then the command again:"
       provision_say "  sudo apt-get install -y ${packages[*]}"
       return 1
     fi
   fi
   if ! command -v apt-get >/dev/null 2>&1; then
-    provision_say "$why needs ${missing_commands[*]}, which this machine lacks, and it has no apt-get to install them with." \
+    provision_say "$why needs $tools, which this machine lacks, and it has no apt-get to install them with." \
       "Install them with your package manager (e.g. \`brew install ${packages[*]}\` or \`dnf install ${packages[*]}\`), then run the command again."
     return 1
   fi
@@ -50,7 +63,7 @@ ensure_tools() {
     local still=()
     for spec in "$@"; do command -v "${spec%%:*}" >/dev/null 2>&1 || still+=("${spec#*:}"); done
     ((${#still[@]})) || exit 0
-    provision_say "$why needs ${missing_commands[*]}; installing the Debian package(s) ${still[*]} with ${as_root[*]:+sudo }apt-get (once; about a minute)"
+    provision_say "$why needs $tools; installing the Debian package(s) ${still[*]} with ${as_root[*]:+sudo }apt-get (once; about a minute)"
     export DEBIAN_FRONTEND=noninteractive
     # The package lists of a fresh machine may be empty or stale: install, and on failure update and retry.
     if ! "${as_root[@]}" apt-get install -y -qq --no-install-recommends "${still[@]}" >&2; then
@@ -58,7 +71,7 @@ ensure_tools() {
         "${as_root[@]}" apt-get install -y -qq --no-install-recommends "${still[@]}" >&2
     fi
   ) 9>"$lock" || {
-    provision_say "installing ${packages[*]} failed (the apt-get output is above). Install them, then run the command again:"
+    provision_say "installing ${packages[*]} failed (the apt-get output is above); run this, then the command again:"
     provision_say "  ${as_root[*]:+sudo }apt-get install -y ${packages[*]}"
     return 1
   }

@@ -1,9 +1,15 @@
+# shellcheck shell=bash
 # Shared by scripts/test.sh and the other scripts (sourced, not run): the machine's PostgreSQL and Redis,
 # free ports, the oha load generator, and a throwaway embedded server.
 
 # Starts the local PostgreSQL (127.0.0.1:5432) and Redis (127.0.0.1:6379, no persistence) if they are
 # installed but down; fails with a message naming the one that cannot be reached.
 ensure_postgres_and_redis() {
+  # The clients; a machine running the servers has them already.
+  # shellcheck source=scripts/lib/provision.sh
+  source "$(dirname "${BASH_SOURCE[0]}")/provision.sh"
+  ensure_tools "checking and cleaning up PostgreSQL and Redis" pg_isready:postgresql-client psql:postgresql-client \
+    redis-cli:redis-tools || return 1
   if ! pg_isready -q -h 127.0.0.1 -p 5432 2>/dev/null; then
     if command -v pg_ctlcluster >/dev/null && [[ -d /etc/postgresql ]]; then
       pg_ctlcluster --skip-systemctl-redirect "$(ls /etc/postgresql | head -1)" main start >&2
