@@ -747,7 +747,7 @@ async fn an_upload_url_takes_nothing_after_its_upload_is_confirmed() {
         assert!(!pending_object.exists(), "no unreferenced object is left at {}", pending_object.display());
     } else {
         // A presigned S3 URL stays valid until it expires: S3 takes the late bytes under pending/, where
-        // nothing refers to them (the bucket's lifecycle rule on pending/ removes them; README).
+        // nothing refers to them (the bucket's lifecycle rule on pending/ removes them; docs/distributed.md).
         assert_eq!(again.status(), StatusCode::OK);
     }
     // The confirmed file is untouched.
