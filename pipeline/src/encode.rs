@@ -206,7 +206,7 @@ fn encodable(image: &DynamicImage, format: OutputFormat) -> Cow<'_, DynamicImage
 }
 
 /// NeuQuant's sampling for the GIF palette: 10, the gif crate's "good compromise", instead of the `image`
-/// crate's default of 1 (every pixel), which took 20 s for a 12-megapixel frame (BENCHMARKS.md).
+/// crate's default of 1 (every pixel), which took 20 s for a 12-megapixel frame (BENCHMARKS.md of 6c8013f).
 const GIF_SPEED: i32 = 10;
 
 fn encode_gif(image: &DynamicImage) -> Result<Vec<u8>, PipelineError> {

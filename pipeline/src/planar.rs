@@ -6,7 +6,7 @@
 //! plane is resized on its own (luma to the output size, chroma to half of it, the `cover` crop folded into
 //! the resize), and the planes are encoded as they are. Same geometry as the general path; the pixels
 //! differ by resampling rounding only, and on the 4000×3000 photo this takes about a tenth off the time
-//! (BENCHMARKS.md).
+//! (BENCHMARKS.md of 6c8013f).
 //!
 //! It applies only where nothing else happens to the pixels: a baseline 4:2:0 YCbCr JPEG with no EXIF
 //! rotation, resized (`w`/`h` with `fit` other than a padded `contain`) with no other operation, to a JPEG

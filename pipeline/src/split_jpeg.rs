@@ -1,7 +1,7 @@
 //! Baseline 4:2:0 JPEG decoding at 1/4 or 1/8 scale, with the entropy decoding split across two threads.
 //!
 //! Shrinking a large JPEG on load leaves Huffman decoding as nearly all of the work (84% of a 200×200
-//! thumbnail of a 12 MP photo in libjpeg-turbo, BENCHMARKS.md), and it is sequential: a symbol's position
+//! thumbnail of a 12 MP photo in libjpeg-turbo, BENCHMARKS.md of 6c8013f), and it is sequential: a symbol's position
 //! depends on every symbol before it. Huffman codes resynchronise, though: a decoder started at an arbitrary
 //! bit soon falls into step with the true symbol and block boundaries. So a second thread starts decoding
 //! at the middle of the entropy-coded data and records where each MCU it decodes began; the first thread
@@ -539,7 +539,7 @@ impl<'a, const P: usize> Decoder<'a, P> {
     /// The two-thread decode: this thread from the start, a task on rayon's pool from bit `start`.
     ///
     /// A pool thread rather than a thread of our own: a thread spawned per render from the server's
-    /// blocking pool was often placed on the busy core, which cost a fifth of the render (BENCHMARKS.md).
+    /// blocking pool was often placed on the busy core, which cost a fifth of the render (BENCHMARKS.md of 6c8013f).
     fn run_split(&self, planes: &mut PlaneWriter, start: usize) -> Option<()> {
         let shared = Meeting {
             positions: (0..self.mcu_count).map(|_| AtomicU64::new(0)).collect(),

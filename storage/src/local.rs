@@ -254,7 +254,7 @@ impl UploadReceiver for LocalStore {
 /// Objects of this size and more are mapped rather than copied into the heap by `get`: a render's source
 /// (2.5 MB for a 12 MP JPEG) is then decoded straight from the page cache. Reading it took 0.57–0.76 ms of
 /// that JPEG's cold render, a third of what serving adds to the render; mapped, serving added ~0.4 ms less
-/// (BENCHMARKS.md, "Serving a cold render"). Smaller objects (stored variants, mostly) are read: for them a
+/// (BENCHMARKS.md of 6c8013f, "Serving a cold render"). Smaller objects (stored variants, mostly) are read: for them a
 /// mapping's set-up and tear-down cost more than the copy.
 const MAP_AT_LEAST: u64 = 1 << 20;
 
