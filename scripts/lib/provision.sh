@@ -57,7 +57,7 @@ ensure_tools() {
   fi
 
   # One installer at a time; whoever waited finds the packages there and installs nothing.
-  local lock=${TMPDIR:-/tmp}/shutterbox-provision.lock
+  local lock=${TMPDIR:-/tmp}/shutterbox-provision-$EUID.lock
   (
     flock 9
     local still=()
@@ -68,8 +68,9 @@ ensure_tools() {
     # The package lists of a fresh machine may be empty or stale: install, and on failure update and retry.
     if ! "${as_root[@]}" apt-get install -y -qq --no-install-recommends "${still[@]}" >&2; then
       "${as_root[@]}" apt-get update -qq >&2 &&
-        "${as_root[@]}" apt-get install -y -qq --no-install-recommends "${still[@]}" >&2
+        "${as_root[@]}" apt-get install -y -qq --no-install-recommends "${still[@]}" >&2 || exit 1
     fi
+    provision_say "installed ${still[*]}"
   ) 9>"$lock" || {
     provision_say "installing ${packages[*]} failed (the apt-get output is above); run this, then the command again:"
     provision_say "  ${as_root[*]:+sudo }apt-get install -y ${packages[*]}"
@@ -81,5 +82,4 @@ ensure_tools() {
       return 1
     }
   done
-  provision_say "installed ${packages[*]}"
 }
