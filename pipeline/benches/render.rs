@@ -11,6 +11,9 @@
 //! `shutterbox-output <id> <bytes> <width>x<height>` (the driver reads the sizes from there); criterion
 //! writes its estimates to `target/criterion/render/<id>/new/estimates.json`.
 
+// A tool run by hand: a failure may stop it (the workspace denies unwrap and expect in the service).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::{
     hint::black_box,
     path::{Path, PathBuf},

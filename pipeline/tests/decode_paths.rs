@@ -5,6 +5,9 @@
 //! pixels stay close to a full-size decode's. The full-size reference is the same request with a
 //! `crop` covering the whole image, which disables shrink-on-load and changes nothing else.
 
+// A test fails by panicking: unwrap and expect are how it says so (the workspace denies them elsewhere).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use image::{DynamicImage, GenericImageView, Rgb, RgbImage};
 use shutterbox_pipeline::{
     OutputFormat, PipelineError, RenderOptions, SourceFormat, Target, Transform,

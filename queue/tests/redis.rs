@@ -3,6 +3,9 @@
 //! removes its keys when it ends, even when it fails. Durations are short and every wait is bounded, so a
 //! bug fails a test instead of hanging it.
 
+// A test fails by panicking: unwrap and expect are how it says so (the workspace denies them elsewhere).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::{
     collections::{HashMap, HashSet},
     sync::{Arc, Mutex},
