@@ -54,7 +54,7 @@ impl FileObject {
             secure_url: format!("{}/file/{path}", settings.base_url),
             secure_thumbnail_url: format!("{}/files/{}/thumbnail", settings.base_url, file.id),
             raw_url: format!("{}/{path}", settings.raw_base_url),
-            kind: file.kind,
+            kind: file.kind.as_str().to_owned(),
             raw_type: file.raw_type,
             size: human_size(file.size),
             raw_size: file.size,

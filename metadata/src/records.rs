@@ -1,6 +1,6 @@
 //! The records the metadata store reads and writes.
 
-use shutterbox_model::{AccountName, FileName, FolderPath, Scope, StoredPath};
+use shutterbox_model::{AccountName, FileKind, FileName, FolderPath, Scope, StoredPath};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Account {
@@ -55,7 +55,7 @@ pub struct NewFile {
     pub path: StoredPath,
     pub object_key: String,
     pub raw_type: String,
-    pub kind: String,
+    pub kind: FileKind,
     pub size: u64,
     pub now_ms: i64,
 }
@@ -80,7 +80,7 @@ pub struct FileRecord {
     pub name: String,
     pub object_key: String,
     pub raw_type: String,
-    pub kind: String,
+    pub kind: FileKind,
     pub size: u64,
     pub created_at_ms: i64,
     pub updated_at_ms: i64,

@@ -5,7 +5,7 @@ use std::{borrow::Cow, path::Path, str::FromStr, time::Duration};
 
 use async_trait::async_trait;
 use rand::Rng;
-use shutterbox_model::{AccountName, KeyHash, Scope};
+use shutterbox_model::{AccountName, FileKind, KeyHash, Scope};
 use sqlx::{
     AnyPool, Row,
     any::{AnyPoolOptions, AnyRow},
@@ -111,7 +111,10 @@ fn file_of(row: &AnyRow) -> Result<FileRecord> {
         name: text(row, "name")?,
         object_key: text(row, "object_key")?,
         raw_type: text(row, "raw_type")?,
-        kind: text(row, "kind")?,
+        kind: {
+            let kind = text(row, "kind")?;
+            FileKind::parse(&kind).ok_or_else(|| MetadataError::Corrupt(format!("unknown file kind {kind:?}")))?
+        },
         size: count(row, "size")?,
         created_at_ms: row.try_get("created_at")?,
         updated_at_ms: row.try_get("updated_at")?,
@@ -314,7 +317,7 @@ impl MetadataStore for SqlMetadata {
             .bind(path.name().as_str())
             .bind(&file.object_key)
             .bind(&file.raw_type)
-            .bind(&file.kind)
+            .bind(file.kind.as_str())
             .bind(as_i64(file.size))
             .bind(file.now_ms)
             .execute(&mut *tx)

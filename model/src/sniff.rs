@@ -24,6 +24,11 @@ impl FileKind {
         }
     }
 
+    /// The kind named by `as_str`'s text (as stored), or `None` for any other text.
+    pub fn parse(text: &str) -> Option<Self> {
+        [Self::Image, Self::Video, Self::Json, Self::File].into_iter().find(|kind| kind.as_str() == text)
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Image => "image",
@@ -114,6 +119,10 @@ mod tests {
         let html = sniff("image/png", b"<!DOCTYPE html><script>alert(1)</script>");
         assert_eq!(html.mime, "text/html");
         assert_eq!(html.kind, FileKind::File);
+        for kind in [FileKind::Image, FileKind::Video, FileKind::Json, FileKind::File] {
+            assert_eq!(FileKind::parse(kind.as_str()), Some(kind));
+        }
+        assert_eq!(FileKind::parse("Image"), None);
         assert_eq!(sniff("image/png", b"just text").mime, "application/octet-stream");
         assert_eq!(sniff("image/png", b"").kind, FileKind::File);
     }

@@ -18,6 +18,7 @@ use poem::{
     web::Data,
 };
 use shutterbox_metadata::FileRecord;
+use shutterbox_model::FileKind;
 use shutterbox_pipeline::{Format, OutputFormat, Target, Transform};
 use shutterbox_storage::{ByteRange, ObjectKey};
 
@@ -44,7 +45,7 @@ pub async fn deliver_file(req: &Request, state: Data<&AppState>) -> Result<Respo
     let (file, extension_format) = (&located.file, located.extension_format);
 
     if served_unconverted(file, &transform) {
-        if file.kind != "image" && !(transform.is_identity() && extension_format.is_none()) {
+        if file.kind != FileKind::Image && !(transform.is_identity() && extension_format.is_none()) {
             return Err(ApiError::bad_request("transformations apply to images only; this file is not one"));
         }
         return original(req, &state, file).await;
@@ -98,7 +99,7 @@ pub(crate) fn variant_response(req: &Request, state: &AppState, response: &Cache
 /// Whether `file` is served as stored whatever the transformations ask: non-rasters, SVG and BMP
 /// originals (SPEC.md 4.9.4), and `format=bmp`.
 pub(crate) fn served_unconverted(file: &FileRecord, transform: &Transform) -> bool {
-    file.kind != "image"
+    file.kind != FileKind::Image
         || matches!(file.raw_type.as_str(), "image/svg+xml" | "image/bmp")
         || transform.format == Some(Format::Bmp)
 }

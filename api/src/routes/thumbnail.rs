@@ -12,6 +12,7 @@ use poem::{
     web::{Data, Path},
 };
 use shutterbox_metadata::FileRecord;
+use shutterbox_model::FileKind;
 use shutterbox_pipeline::{OutputFormat, PlaceholderKind, Target, Transform, placeholder_png};
 use shutterbox_queue::Job;
 use shutterbox_worker::VariantSpec;
@@ -35,7 +36,7 @@ fn preset() -> Result<VariantSpec, ApiError> {
 
 /// Whether the file's thumbnail is rendered from its own pixels (else it is a placeholder).
 fn has_picture(file: &FileRecord) -> bool {
-    file.kind == "image" && file.raw_type != "image/svg+xml"
+    file.kind == FileKind::Image && file.raw_type != "image/svg+xml"
 }
 
 /// Queues the rendering of a new file's thumbnail. Failing to queue costs nothing but time: the first

@@ -8,7 +8,7 @@ use poem_openapi::{Object, OpenApi, param::Path, payload::Json};
 use serde::Deserialize;
 use serde_json::Value;
 use shutterbox_metadata::FileRecord;
-use shutterbox_model::{Operation, path::extension};
+use shutterbox_model::{FileKind, Operation, path::extension};
 use shutterbox_pipeline::{OutputFormat, Transform};
 use shutterbox_queue::Job;
 
@@ -160,7 +160,7 @@ impl TransformApi {
             .file(&caller.account_id, &id)
             .await?
             .ok_or_else(|| ApiError::not_found("no file with this id"))?;
-        if file.kind != "image" {
+        if file.kind != FileKind::Image {
             return Err(ApiError::bad_request("transformations apply to images only; this file is not one"));
         }
 

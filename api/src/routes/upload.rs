@@ -205,7 +205,7 @@ impl UploadApi {
             path,
             object_key: file_key.to_string(),
             raw_type: sniffed.mime,
-            kind: sniffed.kind.as_str().to_owned(),
+            kind: sniffed.kind,
             size: info.size,
             now_ms: now,
         };

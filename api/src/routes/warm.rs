@@ -11,7 +11,7 @@ use poem::web::Data;
 use poem_openapi::{ApiResponse, Object, OpenApi, param::Path, payload::Json};
 use serde::Deserialize;
 use shutterbox_metadata::{FileRecord, WarmBatch, WarmItemState, WarmProgress};
-use shutterbox_model::{Operation, clock::now_ms};
+use shutterbox_model::{FileKind, Operation, clock::now_ms};
 use shutterbox_pipeline::Transform;
 use shutterbox_queue::{Job, WarmItem};
 use uuid::Uuid;
@@ -135,7 +135,7 @@ async fn files_to_warm(
             .file(&caller.account_id, &id)
             .await?
             .ok_or_else(|| ApiError::not_found(format!("no file with id '{id}'")))?;
-        if file.kind != "image" {
+        if file.kind != FileKind::Image {
             return Err(ApiError::bad_request(format!("file '{id}' is not an image")));
         }
         files.push(file);
