@@ -1,6 +1,6 @@
 //! The records the metadata store reads and writes.
 
-use shutterbox_model::{AccountName, FileKind, FileName, FolderPath, Scope, StoredPath};
+use shutterbox_model::{AccountName, FileKind, FileName, FolderPath, ObjectKey, Scope, StoredPath};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Account {
@@ -22,7 +22,7 @@ pub struct KeyRecord {
 pub struct PendingUpload {
     pub id: String,
     pub account_id: String,
-    pub object_key: String,
+    pub object_key: ObjectKey,
     /// The name the file will have (customFilename or filename, already validated).
     pub name: String,
     /// The folder path (already validated), if any.
@@ -53,7 +53,7 @@ pub struct NewFile {
     pub id: String,
     pub account_id: String,
     pub path: StoredPath,
-    pub object_key: String,
+    pub object_key: ObjectKey,
     pub raw_type: String,
     pub kind: FileKind,
     pub size: u64,
@@ -78,7 +78,7 @@ pub struct FileRecord {
     /// Full public path, account segment first.
     pub path: String,
     pub name: String,
-    pub object_key: String,
+    pub object_key: ObjectKey,
     pub raw_type: String,
     pub kind: FileKind,
     pub size: u64,
@@ -92,7 +92,7 @@ pub struct VariantRecord {
     pub file_id: String,
     /// Names the variant: a digest of its canonical parameters and target format.
     pub digest: String,
-    pub object_key: String,
+    pub object_key: ObjectKey,
     pub content_type: String,
     pub size: u64,
 }

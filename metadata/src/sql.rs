@@ -5,7 +5,7 @@ use std::{borrow::Cow, path::Path, str::FromStr, time::Duration};
 
 use async_trait::async_trait;
 use rand::Rng;
-use shutterbox_model::{AccountName, FileKind, KeyHash, Scope};
+use shutterbox_model::{AccountName, FileKind, KeyHash, ObjectKey, Scope};
 use sqlx::{
     AnyPool, Row,
     any::{AnyPoolOptions, AnyRow},
@@ -97,6 +97,12 @@ fn text(row: &AnyRow, column: &str) -> Result<String> {
     Ok(row.try_get::<String, _>(column)?)
 }
 
+/// The row's `object_key`, parsed as the service minted it.
+fn object_key(row: &AnyRow) -> Result<ObjectKey> {
+    let key = text(row, "object_key")?;
+    ObjectKey::parse(&key).map_err(|_| MetadataError::Corrupt(format!("malformed object key {key:?}")))
+}
+
 fn count(row: &AnyRow, column: &str) -> Result<u64> {
     let n: i64 = row.try_get(column)?;
     u64::try_from(n).map_err(|_| MetadataError::Corrupt(format!("negative {column}")))
@@ -109,7 +115,7 @@ fn file_of(row: &AnyRow) -> Result<FileRecord> {
         folder_id: row.try_get("folder_id")?,
         path: text(row, "path")?,
         name: text(row, "name")?,
-        object_key: text(row, "object_key")?,
+        object_key: object_key(row)?,
         raw_type: text(row, "raw_type")?,
         kind: {
             let kind = text(row, "kind")?;
@@ -125,7 +131,7 @@ fn variant_of(row: &AnyRow) -> Result<VariantRecord> {
     Ok(VariantRecord {
         file_id: text(row, "file_id")?,
         digest: text(row, "digest")?,
-        object_key: text(row, "object_key")?,
+        object_key: object_key(row)?,
         content_type: text(row, "content_type")?,
         size: count(row, "size")?,
     })
@@ -135,7 +141,7 @@ fn pending_of(row: &AnyRow) -> Result<PendingUpload> {
     Ok(PendingUpload {
         id: text(row, "id")?,
         account_id: text(row, "account_id")?,
-        object_key: text(row, "object_key")?,
+        object_key: object_key(row)?,
         name: text(row, "name")?,
         folder: row.try_get("folder_path")?,
         declared_type: text(row, "declared_type")?,
@@ -236,7 +242,7 @@ impl MetadataStore for SqlMetadata {
         )
         .bind(&p.id)
         .bind(&p.account_id)
-        .bind(&p.object_key)
+        .bind(p.object_key.as_str())
         .bind(&p.name)
         .bind(p.folder.as_deref())
         .bind(&p.declared_type)
@@ -315,7 +321,7 @@ impl MetadataStore for SqlMetadata {
             .bind(path.to_string())
             .bind(path.stem())
             .bind(path.name().as_str())
-            .bind(&file.object_key)
+            .bind(file.object_key.as_str())
             .bind(&file.raw_type)
             .bind(file.kind.as_str())
             .bind(as_i64(file.size))
@@ -421,7 +427,7 @@ impl MetadataStore for SqlMetadata {
         )
         .bind(&variant.file_id)
         .bind(&variant.digest)
-        .bind(&variant.object_key)
+        .bind(variant.object_key.as_str())
         .bind(&variant.content_type)
         .bind(as_i64(variant.size))
         .bind(now_ms)

@@ -5,12 +5,14 @@
 pub mod clock;
 pub mod display;
 pub mod key;
+pub mod object_key;
 pub mod path;
 pub mod scope;
 pub mod sniff;
 
 pub use display::{human_size, iso_millis, time_ago};
 pub use key::{ApiKeySecret, KeyHash};
+pub use object_key::{KeyError, ObjectKey};
 pub use path::{AccountName, FileName, FolderPath, PathError, StoredPath};
 pub use scope::{Operation, Scope};
 pub use sniff::{FileKind, SniffedType};

@@ -3,7 +3,6 @@
 //! and receives the uploads) or, in distributed mode, one bucket on an S3-compatible server (`S3Store`,
 //! whose presigned URLs send uploads straight to that server).
 
-mod key;
 mod local;
 mod presign;
 mod s3;
@@ -14,10 +13,10 @@ use async_trait::async_trait;
 use bytes::Bytes;
 use futures_util::stream::BoxStream;
 
-pub use key::{KeyError, ObjectKey};
 pub use local::LocalStore;
 pub use presign::{PresignedQuery, UploadRejection};
 pub use s3::{S3Config, S3Store};
+pub use shutterbox_model::{KeyError, ObjectKey};
 
 /// A stream of object bytes.
 pub type ByteStream = BoxStream<'static, io::Result<Bytes>>;

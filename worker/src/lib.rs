@@ -45,7 +45,7 @@ impl JobError {
     fn is_transient(&self) -> bool {
         match self {
             Self::Store(_) | Self::Metadata(_) => true,
-            Self::Variant(e) => !matches!(e, VariantError::Rejected(_) | VariantError::MalformedKey(_)),
+            Self::Variant(e) => !matches!(e, VariantError::Rejected(_)),
             Self::MalformedKey(_) | Self::BadVariant(_) => false,
         }
     }

@@ -54,10 +54,8 @@ impl Sweeper {
             let expired = self.metadata.expired_pending(cutoff, BATCH).await?;
             for pending in &expired {
                 // A confirmed upload's object was removed by its confirm; an unconfirmed one's may be there.
-                if pending.file_id.is_none()
-                    && let Ok(key) = ObjectKey::parse(&pending.object_key)
-                {
-                    self.store.delete(&key).await?;
+                if pending.file_id.is_none() {
+                    self.store.delete(&pending.object_key).await?;
                 }
                 self.metadata.delete_pending(&pending.id).await?;
                 report.expired_uploads += 1;

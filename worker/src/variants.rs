@@ -48,8 +48,6 @@ pub enum VariantError {
     Metadata(#[from] MetadataError),
     #[error("the original of file {0} is missing from the store")]
     OriginalMissing(String),
-    #[error("malformed object key '{0}'")]
-    MalformedKey(String),
     #[error("render task failed: {0}")]
     Task(#[from] PoolError),
 }
@@ -114,9 +112,7 @@ impl Renderer {
     /// The stored variant, if one was kept.
     pub async fn stored(&self, file: &FileRecord, spec: &VariantSpec) -> Result<Option<Variant>, VariantError> {
         let Some(record) = self.metadata.variant(&file.id, &spec.digest()).await? else { return Ok(None) };
-        let key =
-            ObjectKey::parse(&record.object_key).map_err(|_| VariantError::MalformedKey(record.object_key.clone()))?;
-        Ok(self.store.get(&key).await?.map(|bytes| Variant { bytes, content_type: record.content_type }))
+        Ok(self.store.get(&record.object_key).await?.map(|bytes| Variant { bytes, content_type: record.content_type }))
     }
 
     /// Renders the variant from the original on a render thread, before the queued renders of a lower
@@ -127,9 +123,8 @@ impl Renderer {
         spec: &VariantSpec,
         priority: Priority,
     ) -> Result<Variant, VariantError> {
-        let key =
-            ObjectKey::parse(&file.object_key).map_err(|_| VariantError::MalformedKey(file.object_key.clone()))?;
-        let source = self.store.get(&key).await?.ok_or_else(|| VariantError::OriginalMissing(file.id.clone()))?;
+        let source =
+            self.store.get(&file.object_key).await?.ok_or_else(|| VariantError::OriginalMissing(file.id.clone()))?;
         let (transform, target, options, times) = (spec.transform, spec.target, self.options, self.times.clone());
         let rendered = self
             .pool
@@ -161,12 +156,12 @@ impl Renderer {
         let digest = spec.digest();
         let key = ObjectKey::variant(&file.id, &digest);
         // Noted first, so a crash between the put and the record leaves nothing the sweep cannot find.
-        self.metadata.begin_object(&key.to_string(), now_ms).await?;
+        self.metadata.begin_object(key.as_str(), now_ms).await?;
         self.store.put(&key, variant.bytes.clone(), &variant.content_type).await?;
         let record = VariantRecord {
             file_id: file.id.clone(),
             digest,
-            object_key: key.to_string(),
+            object_key: key.clone(),
             content_type: variant.content_type.clone(),
             size: variant.bytes.len() as u64,
         };
@@ -176,7 +171,7 @@ impl Renderer {
                 self.store.delete(&key).await?;
             }
         }
-        self.metadata.end_object(&key.to_string()).await?;
+        self.metadata.end_object(key.as_str()).await?;
         Ok(())
     }
 

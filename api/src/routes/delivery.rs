@@ -20,7 +20,7 @@ use poem::{
 use shutterbox_metadata::FileRecord;
 use shutterbox_model::FileKind;
 use shutterbox_pipeline::{Format, OutputFormat, Target, Transform};
-use shutterbox_storage::{ByteRange, ObjectKey};
+use shutterbox_storage::ByteRange;
 
 use shutterbox_worker::VariantSpec;
 
@@ -223,12 +223,11 @@ async fn original(req: &Request, state: &AppState, file: &FileRecord) -> Result<
     if req.method() == Method::HEAD {
         return Ok(builder.finish());
     }
-    let key = ObjectKey::parse(&file.object_key).map_err(ApiError::internal)?;
     let stream = state
         .store
-        .read(&key, range)
+        .read(&file.object_key, range)
         .await?
-        .ok_or_else(|| ApiError::internal(format!("object {key} of file {} is missing", file.id)))?;
+        .ok_or_else(|| ApiError::internal(format!("object {} of file {} is missing", file.object_key, file.id)))?;
     Ok(builder.body(Body::from_bytes_stream(stream)))
 }
 

@@ -7,7 +7,6 @@ use poem_openapi::{
     payload::Json,
 };
 use shutterbox_model::{Operation, clock::now_ms};
-use shutterbox_storage::ObjectKey;
 
 use super::ApiTags;
 use crate::{auth::Caller, error::ApiError, file_object::FileObject, state::AppState};
@@ -112,10 +111,7 @@ impl FilesApi {
         // The records are gone, so the file is already unreachable; the bytes go now or by a retried job.
         let keys = std::iter::once(&deleted.file.object_key).chain(deleted.variants.iter().map(|v| &v.object_key));
         for key in keys {
-            match ObjectKey::parse(key) {
-                Ok(key) => state.discard(&key).await,
-                Err(_) => tracing::warn!(%key, "deleted file had a malformed object key"),
-            }
+            state.discard(key).await;
         }
         Ok(Json(Message { message: "File deleted".into() }))
     }

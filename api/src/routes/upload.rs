@@ -105,7 +105,7 @@ impl UploadApi {
         let pending = PendingUpload {
             id: id.clone(),
             account_id: caller.account_id,
-            object_key: key.to_string(),
+            object_key: key.clone(),
             name: name.as_str().to_owned(),
             folder: folder.map(|f| f.to_string()),
             declared_type: mimetype,
@@ -142,7 +142,7 @@ impl UploadApi {
         if let Some(file_id) = &pending.file_id {
             return already_confirmed(&state, &caller, file_id, now).await;
         }
-        let pending_key = ObjectKey::parse(&pending.object_key).map_err(ApiError::internal)?;
+        let pending_key = pending.object_key.clone();
         if now > pending.expires_at_ms {
             state.discard(&pending_key).await;
             return Err(ApiError::bad_request(
@@ -189,7 +189,7 @@ impl UploadApi {
         let file_key = ObjectKey::original(&file_id);
         // Noted before the copy: should this process die before the record exists, the sweep removes the
         // copy (worker/src/sweeper.rs). Racing attempts that lose leave theirs to the sweep as well.
-        state.metadata.begin_object(&file_key.to_string(), now).await?;
+        state.metadata.begin_object(file_key.as_str(), now).await?;
         if let Err(e) = state.store.copy(&pending_key, &file_key).await {
             // The object vanishes when a racing confirm of this upload wins: answer with its file.
             if let Some(file_id) = confirmed_meanwhile(&state, &pending.id).await? {
@@ -203,7 +203,7 @@ impl UploadApi {
             id: file_id,
             account_id: caller.account_id.clone(),
             path,
-            object_key: file_key.to_string(),
+            object_key: file_key.clone(),
             raw_type: sniffed.mime,
             kind: sniffed.kind,
             size: info.size,
@@ -212,7 +212,7 @@ impl UploadApi {
         let outcome = state.metadata.confirm_pending(&pending.id, new_file).await;
         match outcome {
             Ok(ConfirmOutcome::Created(file)) => {
-                if let Err(e) = state.metadata.end_object(&file.object_key).await {
+                if let Err(e) = state.metadata.end_object(file.object_key.as_str()).await {
                     // The sweep finds the record and only drops the note.
                     tracing::warn!(error = %e, "could not settle a confirmed upload's object note");
                 }
