@@ -14,13 +14,12 @@ use crate::{
     admission::RenderAdmission,
     backends::{open_metadata, open_queue, open_store},
     config::Config,
+    coordination::{Invalidations, RedisLimiter, RenderLeases},
     error::envelope,
-    invalidation::Invalidations,
     keys::{self, MintedKey},
-    leases::RenderLeases,
     lookup::PathLookup,
     openapi,
-    rate_limit::{InProcessLimiter, RateLimiter, RedisLimiter},
+    rate_limit::{InProcessLimiter, RateLimiter},
     responses::ResponseCache,
     routes::{delivery, health, storage, thumbnail},
     server,
@@ -92,7 +91,7 @@ impl Application {
         let store = open_store(&config.backend, format!("{public_url}/storage")).await?;
         let queue = open_queue(&config.backend).await?;
         let limiter: Arc<dyn RateLimiter> = match &queue.redis {
-            Some(redis) => Arc::new(RedisLimiter::new(config.rate_limit, redis.pool.clone(), &redis.prefix)),
+            Some(redis) => Arc::new(RedisLimiter::new(config.rate_limit, redis.clone())),
             None => Arc::new(InProcessLimiter::new(config.rate_limit)),
         };
         let bootstrap_key = bootstrap(metadata.as_ref()).await?;

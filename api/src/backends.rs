@@ -9,7 +9,7 @@ use shutterbox_metadata::{MetadataStore, SqlMetadata};
 use shutterbox_queue::{InProcessQueue, JobQueue, RedisQueue, RedisQueueOptions};
 use shutterbox_storage::{LocalStore, ObjectStore, S3Config, S3Store};
 
-use crate::{app::StartError, config::BackendConfig};
+use crate::{app::StartError, config::BackendConfig, coordination::RedisBackend};
 
 /// Opens the metadata store the configuration names (creating the data directory for SQLite).
 pub async fn open_metadata(backend: &BackendConfig) -> Result<Arc<dyn MetadataStore>, StartError> {
@@ -49,14 +49,6 @@ pub async fn open_store(backend: &BackendConfig, upload_base: String) -> Result<
 pub struct QueueBackend {
     pub queue: Arc<dyn JobQueue>,
     pub redis: Option<RedisBackend>,
-}
-
-/// A connected Redis: its pool, URL (pub/sub needs a connection of its own) and key prefix.
-#[derive(Clone)]
-pub struct RedisBackend {
-    pub pool: deadpool_redis::Pool,
-    pub url: String,
-    pub prefix: String,
 }
 
 /// Opens the Redis Streams queue when a Redis URL is configured, else an in-process queue.

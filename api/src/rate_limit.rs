@@ -1,14 +1,11 @@
 //! Per-key rate limiting in fixed windows, and the `X-RateLimit-*` headers that report it. The limiter sits
-//! behind a trait: in-process here, shared through Redis in distributed mode.
+//! behind a trait: in-process here, shared through Redis in distributed mode (`coordination::RedisLimiter`).
 
 use std::{
     collections::HashMap,
     fmt,
     str::FromStr,
-    sync::{
-        Arc, Mutex, OnceLock,
-        atomic::{AtomicU64, Ordering},
-    },
+    sync::{Arc, Mutex, OnceLock},
     time::{SystemTime, UNIX_EPOCH},
 };
 
@@ -45,12 +42,12 @@ impl FromStr for RateLimitSpec {
 
 impl RateLimitSpec {
     /// Start of the window `now` falls in (windows are aligned to multiples of their length).
-    fn window_start(&self, now: u64) -> u64 {
+    pub(crate) fn window_start(&self, now: u64) -> u64 {
         now - now % self.window_secs
     }
 
     /// The verdict on a request that makes `used` requests in the window of `now`.
-    fn decide(&self, used: u64, now: u64) -> RateDecision {
+    pub(crate) fn decide(&self, used: u64, now: u64) -> RateDecision {
         RateDecision {
             allowed: used <= self.requests,
             limit: self.requests,
@@ -122,7 +119,7 @@ impl InProcessLimiter {
         Self { spec, windows: Mutex::new(HashMap::new()) }
     }
 
-    fn check_at(&self, bucket: &str, now: u64) -> RateDecision {
+    pub(crate) fn check_at(&self, bucket: &str, now: u64) -> RateDecision {
         let window_start = self.spec.window_start(now);
         let mut windows = self.windows.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         if windows.len() > PRUNE_ABOVE {
@@ -141,69 +138,6 @@ impl InProcessLimiter {
 impl RateLimiter for InProcessLimiter {
     async fn check(&self, bucket: &str) -> RateDecision {
         self.check_at(bucket, unix_now())
-    }
-}
-
-/// Fixed windows counted in Redis, so every API node shares one count per key. A window's counter is
-/// `<prefix>:ratelimit:<bucket>:<window start>`, incremented and given its expiry in one Lua script (atomic:
-/// no request is lost between the increment and the expiry). While Redis cannot be reached, each node
-/// counts on its own instead of refusing or waving through every request, and after a failure it does not
-/// ask Redis again for a second, so an outage does not add a connection attempt to every request.
-pub struct RedisLimiter {
-    spec: RateLimitSpec,
-    pool: deadpool_redis::Pool,
-    prefix: String,
-    script: redis::Script,
-    fallback: InProcessLimiter,
-    /// Unix milliseconds before which Redis is not asked (set after a failure).
-    redis_resumes_at: AtomicU64,
-}
-
-/// How long the limiter counts alone after Redis failed it.
-const REDIS_BACKOFF_MS: u64 = 1000;
-
-impl RedisLimiter {
-    pub fn new(spec: RateLimitSpec, pool: deadpool_redis::Pool, prefix: &str) -> Self {
-        let script = redis::Script::new(
-            "local n = redis.call('INCR', KEYS[1]) \
-             if n == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end \
-             return n",
-        );
-        Self {
-            spec,
-            pool,
-            prefix: prefix.to_owned(),
-            script,
-            fallback: InProcessLimiter::new(spec),
-            redis_resumes_at: AtomicU64::new(0),
-        }
-    }
-
-    async fn count(&self, bucket: &str, window_start: u64) -> Result<u64, String> {
-        let mut conn = self.pool.get().await.map_err(|e| e.to_string())?;
-        let key = format!("{}:ratelimit:{bucket}:{window_start}", self.prefix);
-        // One second past the window, so a clock a little behind Redis's still finds its counter.
-        let ttl = self.spec.window_secs + 1;
-        self.script.key(key).arg(ttl).invoke_async::<u64>(&mut *conn).await.map_err(|e| e.to_string())
-    }
-}
-
-#[async_trait]
-impl RateLimiter for RedisLimiter {
-    async fn check(&self, bucket: &str) -> RateDecision {
-        let now = unix_now();
-        let now_ms = shutterbox_model::clock::now_ms().max(0) as u64;
-        if now_ms < self.redis_resumes_at.load(Ordering::Relaxed) {
-            return self.fallback.check_at(bucket, now);
-        }
-        match self.count(bucket, self.spec.window_start(now)).await {
-            Ok(used) => self.spec.decide(used, now),
-            Err(e) => {
-                tracing::warn!(error = %e, "rate limiter cannot reach Redis; counting on this node alone for a second");
-                self.redis_resumes_at.store(now_ms + REDIS_BACKOFF_MS, Ordering::Relaxed);
-                self.fallback.check_at(bucket, now)
-            }
-        }
     }
 }
 

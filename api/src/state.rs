@@ -10,7 +10,7 @@ use shutterbox_storage::{ObjectKey, ObjectStore};
 use shutterbox_worker::JobStats;
 
 use crate::{
-    invalidation::Invalidations, lookup::PathLookup, rate_limit::RateLimiter, responses::ResponseCache,
+    coordination::Invalidations, lookup::PathLookup, rate_limit::RateLimiter, responses::ResponseCache,
     telemetry::HttpMetrics, variants::VariantCache,
 };
 

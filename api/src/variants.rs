@@ -22,8 +22,8 @@ use shutterbox_model::clock::now_ms;
 
 use crate::{
     admission::{Overloaded, RenderAdmission},
+    coordination::{LeaseOutcome, RenderLeases},
     error::ApiError,
-    leases::{LeaseOutcome, RenderLeases},
 };
 
 /// How often a node waiting for another node's render looks for the stored variant.

@@ -10,7 +10,8 @@ use std::time::{Duration, Instant};
 use futures_util::StreamExt;
 use tokio::sync::watch;
 
-use crate::{backends::RedisBackend, state::AppState};
+use super::{CoordinationError, RedisBackend};
+use crate::state::AppState;
 
 /// Longest wait for the other nodes to confirm they forgot a deleted file.
 const ACK_WAIT: Duration = Duration::from_secs(1);
@@ -37,23 +38,21 @@ impl Invalidations {
     /// the message has forgotten it. A failure is logged, not returned: the delete has happened, and other
     /// nodes' caches expire within a minute anyway.
     pub async fn publish(&self, file_id: &str) {
-        let published: Result<(), String> = async {
-            let mut conn = self.redis.pool.get().await.map_err(|e| e.to_string())?;
-            let receivers: i64 = redis::cmd("PUBLISH")
-                .arg(&self.channel)
-                .arg(file_id)
-                .query_async(&mut *conn)
-                .await
-                .map_err(|e| e.to_string())?;
+        let published: Result<(), CoordinationError> = async {
+            let mut conn = self.redis.connection().await?;
+            let receivers: i64 = redis::cmd("PUBLISH").arg(&self.channel).arg(file_id).query_async(&mut *conn).await?;
             let (ack_key, deadline) = (self.ack_key(file_id), Instant::now() + ACK_WAIT);
             loop {
-                let acked: Option<i64> =
-                    redis::cmd("GET").arg(&ack_key).query_async(&mut *conn).await.map_err(|e| e.to_string())?;
+                let acked: Option<i64> = redis::cmd("GET").arg(&ack_key).query_async(&mut *conn).await?;
                 if acked.unwrap_or(0) >= receivers {
                     return Ok(());
                 }
                 if Instant::now() > deadline {
-                    return Err(format!("{} of {receivers} nodes confirmed within {ACK_WAIT:?}", acked.unwrap_or(0)));
+                    return Err(CoordinationError::Unconfirmed {
+                        confirmed: acked.unwrap_or(0),
+                        receivers,
+                        waited: ACK_WAIT,
+                    });
                 }
                 tokio::time::sleep(ACK_POLL).await;
             }
@@ -65,8 +64,8 @@ impl Invalidations {
     }
 
     /// Counts this node's forgetting of `file_id` for the node waiting in `publish`.
-    async fn acknowledge(&self, file_id: &str) -> Result<(), String> {
-        let mut conn = self.redis.pool.get().await.map_err(|e| e.to_string())?;
+    async fn acknowledge(&self, file_id: &str) -> Result<(), CoordinationError> {
+        let mut conn = self.redis.connection().await?;
         let key = self.ack_key(file_id);
         redis::pipe()
             .cmd("INCR")
@@ -77,8 +76,8 @@ impl Invalidations {
             .arg(60)
             .ignore()
             .query_async::<()>(&mut *conn)
-            .await
-            .map_err(|e| e.to_string())
+            .await?;
+        Ok(())
     }
 
     /// Listens for deletions until `shutdown` turns true, reconnecting after a lost connection.

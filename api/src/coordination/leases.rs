@@ -9,7 +9,8 @@ use std::time::Duration;
 
 use rand::Rng;
 
-use crate::{backends::RedisBackend, variants::VariantKey};
+use super::{CoordinationError, RedisBackend};
+use crate::variants::VariantKey;
 
 /// How long a lease lasts: longer than any render (a 50 MP source to AVIF takes a few seconds).
 const LEASE: Duration = Duration::from_secs(60);
@@ -49,10 +50,10 @@ impl RenderLeases {
     }
 
     /// Takes the variant's lease unless another node holds it. `Err` when Redis cannot be asked.
-    pub async fn take(&self, variant: &VariantKey) -> Result<LeaseOutcome, String> {
+    pub async fn take(&self, variant: &VariantKey) -> Result<LeaseOutcome, CoordinationError> {
         let key = self.key(variant);
         let token = format!("{:016x}", rand::rng().random::<u64>());
-        let mut conn = self.redis.pool.get().await.map_err(|e| e.to_string())?;
+        let mut conn = self.redis.connection().await?;
         let taken: Option<String> = redis::cmd("SET")
             .arg(&key)
             .arg(&token)
@@ -60,8 +61,7 @@ impl RenderLeases {
             .arg("PX")
             .arg(LEASE.as_millis() as u64)
             .query_async(&mut *conn)
-            .await
-            .map_err(|e| e.to_string())?;
+            .await?;
         Ok(match taken {
             Some(_) => LeaseOutcome::Taken(Lease { key, token }),
             None => LeaseOutcome::HeldElsewhere,
@@ -69,16 +69,16 @@ impl RenderLeases {
     }
 
     /// Whether some node still holds the variant's lease.
-    pub async fn held(&self, variant: &VariantKey) -> Result<bool, String> {
-        let mut conn = self.redis.pool.get().await.map_err(|e| e.to_string())?;
-        redis::cmd("EXISTS").arg(self.key(variant)).query_async(&mut *conn).await.map_err(|e| e.to_string())
+    pub async fn held(&self, variant: &VariantKey) -> Result<bool, CoordinationError> {
+        let mut conn = self.redis.connection().await?;
+        Ok(redis::cmd("EXISTS").arg(self.key(variant)).query_async(&mut *conn).await?)
     }
 
     /// Gives a lease back (logged on failure: it expires by itself).
     pub async fn release(&self, lease: Lease) {
-        let released: Result<i64, String> = async {
-            let mut conn = self.redis.pool.get().await.map_err(|e| e.to_string())?;
-            self.release.key(&lease.key).arg(&lease.token).invoke_async(&mut *conn).await.map_err(|e| e.to_string())
+        let released: Result<i64, CoordinationError> = async {
+            let mut conn = self.redis.connection().await?;
+            Ok(self.release.key(&lease.key).arg(&lease.token).invoke_async(&mut *conn).await?)
         }
         .await;
         if let Err(e) = released {
