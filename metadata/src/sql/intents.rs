@@ -1,0 +1,39 @@
+//! Object intents: writes noted before their record exists, so the sweep can find what a crash left.
+
+use super::{SqlMetadata, as_i64, count, text};
+use crate::Result;
+pub(super) async fn begin_object(db: &SqlMetadata, object_key: &str, now_ms: i64) -> Result<()> {
+    sqlx::query("INSERT INTO object_intents (object_key, created_at) VALUES ($1, $2) ON CONFLICT DO NOTHING")
+        .bind(object_key)
+        .bind(now_ms)
+        .execute(&db.pool)
+        .await?;
+    Ok(())
+}
+
+pub(super) async fn end_object(db: &SqlMetadata, object_key: &str) -> Result<()> {
+    sqlx::query("DELETE FROM object_intents WHERE object_key = $1").bind(object_key).execute(&db.pool).await?;
+    Ok(())
+}
+
+pub(super) async fn stale_objects(db: &SqlMetadata, before_ms: i64, limit: u64) -> Result<Vec<String>> {
+    let rows = sqlx::query(
+        "SELECT object_key FROM object_intents WHERE created_at < $1 ORDER BY created_at, object_key LIMIT $2",
+    )
+    .bind(before_ms)
+    .bind(as_i64(limit))
+    .fetch_all(&db.pool)
+    .await?;
+    rows.iter().map(|row| text(row, "object_key")).collect()
+}
+
+pub(super) async fn object_in_use(db: &SqlMetadata, object_key: &str) -> Result<bool> {
+    let row = sqlx::query(
+        "SELECT (SELECT COUNT(*) FROM files WHERE object_key = $1) \
+         + (SELECT COUNT(*) FROM variants WHERE object_key = $1) AS n",
+    )
+    .bind(object_key)
+    .fetch_one(&db.pool)
+    .await?;
+    Ok(count(&row, "n")? > 0)
+}

@@ -1,0 +1,292 @@
+//! `MetadataStore` over sqlx's Any driver: one SQL dialect that SQLite and PostgreSQL both accept
+//! (`$n` placeholders, `ON CONFLICT … DO NOTHING`, TEXT ids, BIGINT millisecond times). The trait's
+//! implementation below is the index: each aggregate's SQL is in its own module.
+
+mod accounts;
+mod files;
+mod intents;
+mod uploads;
+mod variants;
+mod warm;
+
+use std::{borrow::Cow, path::Path, time::Duration};
+
+use async_trait::async_trait;
+use rand::Rng;
+use shutterbox_model::{AccountName, FileKind, KeyHash, ObjectKey, Scope};
+use sqlx::{
+    AnyPool, Row,
+    any::{AnyPoolOptions, AnyRow},
+    migrate::{Migration, MigrationType, Migrator},
+};
+
+use crate::{
+    Account, ConfirmOutcome, DeletedFile, FileRecord, KeyRecord, MetadataError, MetadataStore, NewFile, PendingUpload,
+    Result, VariantRecord, WarmBatch, WarmItemState, WarmProgress,
+};
+
+/// Migrations are compiled in, so the binary needs no files beside it.
+const MIGRATIONS: &[(i64, &str, &str)] = &[
+    (1, "initial", include_str!("../../../migrations/0001_initial.sql")),
+    (2, "variants", include_str!("../../../migrations/0002_variants.sql")),
+    (3, "warm_batches", include_str!("../../../migrations/0003_warm_batches.sql")),
+    (4, "sweeping", include_str!("../../../migrations/0004_sweeping.sql")),
+];
+
+/// Warming items inserted per statement (3 parameters each, well under SQLite's 32,766).
+const WARM_ROWS_PER_INSERT: usize = 500;
+
+/// How many differently-suffixed names confirm tries before giving up on a clash.
+const NAME_ATTEMPTS: usize = 8;
+
+pub struct SqlMetadata {
+    pool: AnyPool,
+}
+
+const FILE_COLUMNS: &str =
+    "id, account_id, folder_id, path, name, object_key, raw_type, kind, size, created_at, updated_at";
+const PENDING_COLUMNS: &str =
+    "id, account_id, object_key, name, folder_path, declared_type, size, expires_at, created_at, file_id";
+
+impl SqlMetadata {
+    /// Connects to `url` (`sqlite://…` or `postgres://…`) and applies pending migrations.
+    pub async fn connect(url: &str) -> Result<Self> {
+        sqlx::any::install_default_drivers();
+        let sqlite = url.starts_with("sqlite:");
+        let pool = AnyPoolOptions::new()
+            .max_connections(if sqlite { 8 } else { 16 })
+            .acquire_timeout(Duration::from_secs(5))
+            .after_connect(|conn, _| {
+                Box::pin(async move {
+                    if conn.backend_name() == "SQLite" {
+                        // WAL lets readers run beside the writer; busy_timeout makes writers queue instead of failing.
+                        sqlx::query(
+                            "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; \
+                             PRAGMA busy_timeout = 10000; PRAGMA foreign_keys = ON;",
+                        )
+                        .execute(conn)
+                        .await?;
+                    }
+                    Ok(())
+                })
+            })
+            .connect(url)
+            .await
+            .map_err(|e| MetadataError::Unavailable(e.to_string()))?;
+        let store = Self { pool };
+        store.migrate().await?;
+        Ok(store)
+    }
+
+    /// The embedded default: a SQLite file, created if missing.
+    pub async fn open_sqlite(path: &Path) -> Result<Self> {
+        Self::connect(&format!("sqlite://{}?mode=rwc", path.display())).await
+    }
+
+    async fn migrate(&self) -> Result<()> {
+        let migrations = MIGRATIONS
+            .iter()
+            .map(|(version, description, sql)| {
+                Migration::new(
+                    *version,
+                    Cow::Borrowed(*description),
+                    MigrationType::Simple,
+                    sqlx::SqlSafeStr::into_sql_str(*sql),
+                    false,
+                )
+            })
+            .collect();
+        Migrator::with_migrations(migrations).run(&self.pool).await.map_err(|e| MetadataError::Migration(e.to_string()))
+    }
+}
+
+fn text(row: &AnyRow, column: &str) -> Result<String> {
+    Ok(row.try_get::<String, _>(column)?)
+}
+
+/// The row's `object_key`, parsed as the service minted it.
+fn object_key(row: &AnyRow) -> Result<ObjectKey> {
+    let key = text(row, "object_key")?;
+    ObjectKey::parse(&key).map_err(|_| MetadataError::Corrupt(format!("malformed object key {key:?}")))
+}
+
+fn count(row: &AnyRow, column: &str) -> Result<u64> {
+    let n: i64 = row.try_get(column)?;
+    u64::try_from(n).map_err(|_| MetadataError::Corrupt(format!("negative {column}")))
+}
+
+fn file_of(row: &AnyRow) -> Result<FileRecord> {
+    Ok(FileRecord {
+        id: text(row, "id")?,
+        account_id: text(row, "account_id")?,
+        folder_id: row.try_get("folder_id")?,
+        path: text(row, "path")?,
+        name: text(row, "name")?,
+        object_key: object_key(row)?,
+        raw_type: text(row, "raw_type")?,
+        kind: {
+            let kind = text(row, "kind")?;
+            FileKind::parse(&kind).ok_or_else(|| MetadataError::Corrupt(format!("unknown file kind {kind:?}")))?
+        },
+        size: count(row, "size")?,
+        created_at_ms: row.try_get("created_at")?,
+        updated_at_ms: row.try_get("updated_at")?,
+    })
+}
+
+fn variant_of(row: &AnyRow) -> Result<VariantRecord> {
+    Ok(VariantRecord {
+        file_id: text(row, "file_id")?,
+        digest: text(row, "digest")?,
+        object_key: object_key(row)?,
+        content_type: text(row, "content_type")?,
+        size: count(row, "size")?,
+    })
+}
+
+fn pending_of(row: &AnyRow) -> Result<PendingUpload> {
+    Ok(PendingUpload {
+        id: text(row, "id")?,
+        account_id: text(row, "account_id")?,
+        object_key: object_key(row)?,
+        name: text(row, "name")?,
+        folder: row.try_get("folder_path")?,
+        declared_type: text(row, "declared_type")?,
+        size: count(row, "size")?,
+        expires_at_ms: row.try_get("expires_at")?,
+        created_at_ms: row.try_get("created_at")?,
+        file_id: row.try_get("file_id")?,
+    })
+}
+
+/// Whether `text` can name a row at all. PostgreSQL refuses text with a NUL character (SQLite stores it), so
+/// a lookup by such text is answered "not found" before it reaches the database, the same on both.
+fn findable(text: &str) -> bool {
+    !text.contains('\0')
+}
+
+fn as_i64(n: u64) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
+}
+
+/// A short random suffix for a clashing name: six lower-case letters and digits.
+fn name_suffix() -> String {
+    const ALPHABET: &[u8] = b"abcdefghijklmnopqrstuvwxyz0123456789";
+    let mut rng = rand::rng();
+    (0..6).map(|_| ALPHABET[rng.random_range(0..ALPHABET.len())] as char).collect()
+}
+
+#[async_trait]
+impl MetadataStore for SqlMetadata {
+    async fn ping(&self) -> Result<()> {
+        sqlx::query("SELECT 1").execute(&self.pool).await?;
+        Ok(())
+    }
+
+    async fn account_count(&self) -> Result<u64> {
+        accounts::account_count(self).await
+    }
+
+    async fn ensure_account(&self, name: &AccountName, now_ms: i64) -> Result<Account> {
+        accounts::ensure_account(self, name, now_ms).await
+    }
+
+    async fn create_key(
+        &self,
+        account: &Account,
+        hash: &KeyHash,
+        prefix: &str,
+        scope: Scope,
+        now_ms: i64,
+    ) -> Result<()> {
+        accounts::create_key(self, account, hash, prefix, scope, now_ms).await
+    }
+
+    async fn find_key(&self, hash: &KeyHash) -> Result<Option<KeyRecord>> {
+        accounts::find_key(self, hash).await
+    }
+
+    async fn create_pending(&self, p: &PendingUpload) -> Result<()> {
+        uploads::create_pending(self, p).await
+    }
+
+    async fn pending(&self, id: &str) -> Result<Option<PendingUpload>> {
+        uploads::pending(self, id).await
+    }
+
+    async fn confirm_pending(&self, pending_id: &str, file: NewFile) -> Result<ConfirmOutcome> {
+        uploads::confirm_pending(self, pending_id, file).await
+    }
+
+    async fn file(&self, account_id: &str, id: &str) -> Result<Option<FileRecord>> {
+        files::file(self, account_id, id).await
+    }
+
+    async fn file_by_path(&self, path: &str) -> Result<Option<FileRecord>> {
+        files::file_by_path(self, path).await
+    }
+
+    async fn file_by_stem(&self, stem: &str) -> Result<Option<FileRecord>> {
+        files::file_by_stem(self, stem).await
+    }
+
+    async fn list_files(&self, account_id: &str, offset: u64, limit: u64) -> Result<(Vec<FileRecord>, u64)> {
+        files::list_files(self, account_id, offset, limit).await
+    }
+
+    async fn file_by_id(&self, id: &str) -> Result<Option<FileRecord>> {
+        files::file_by_id(self, id).await
+    }
+
+    async fn variant(&self, file_id: &str, digest: &str) -> Result<Option<VariantRecord>> {
+        variants::variant(self, file_id, digest).await
+    }
+
+    async fn put_variant(&self, variant: &VariantRecord, now_ms: i64) -> Result<bool> {
+        variants::put_variant(self, variant, now_ms).await
+    }
+
+    async fn delete_file(&self, account_id: &str, id: &str) -> Result<Option<DeletedFile>> {
+        files::delete_file(self, account_id, id).await
+    }
+
+    async fn image_files(&self, account_id: &str) -> Result<Vec<FileRecord>> {
+        files::image_files(self, account_id).await
+    }
+
+    async fn create_warm_batch(&self, batch: &WarmBatch) -> Result<()> {
+        warm::create_warm_batch(self, batch).await
+    }
+
+    async fn finish_warm_item(&self, batch_id: &str, item: u32, state: WarmItemState, now_ms: i64) -> Result<bool> {
+        warm::finish_warm_item(self, batch_id, item, state, now_ms).await
+    }
+
+    async fn warm_progress(&self, account_id: &str, batch_id: &str) -> Result<Option<WarmProgress>> {
+        warm::warm_progress(self, account_id, batch_id).await
+    }
+
+    async fn begin_object(&self, object_key: &str, now_ms: i64) -> Result<()> {
+        intents::begin_object(self, object_key, now_ms).await
+    }
+
+    async fn end_object(&self, object_key: &str) -> Result<()> {
+        intents::end_object(self, object_key).await
+    }
+
+    async fn stale_objects(&self, before_ms: i64, limit: u64) -> Result<Vec<String>> {
+        intents::stale_objects(self, before_ms, limit).await
+    }
+
+    async fn object_in_use(&self, object_key: &str) -> Result<bool> {
+        intents::object_in_use(self, object_key).await
+    }
+
+    async fn expired_pending(&self, before_ms: i64, limit: u64) -> Result<Vec<PendingUpload>> {
+        uploads::expired_pending(self, before_ms, limit).await
+    }
+
+    async fn delete_pending(&self, id: &str) -> Result<()> {
+        uploads::delete_pending(self, id).await
+    }
+}

@@ -1,0 +1,132 @@
+//! Pending uploads: created at presign, confirmed into a file (with a clash-free stored path), swept when expired.
+
+use uuid::Uuid;
+
+use super::{NAME_ATTEMPTS, PENDING_COLUMNS, SqlMetadata, as_i64, findable, name_suffix, pending_of, text};
+use crate::{ConfirmOutcome, FileRecord, MetadataError, NewFile, PendingUpload, Result};
+pub(super) async fn create_pending(db: &SqlMetadata, p: &PendingUpload) -> Result<()> {
+    sqlx::query(
+        "INSERT INTO pending_uploads (id, account_id, object_key, name, folder_path, declared_type, size, \
+         expires_at, created_at, file_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, NULL)",
+    )
+    .bind(&p.id)
+    .bind(&p.account_id)
+    .bind(p.object_key.as_str())
+    .bind(&p.name)
+    .bind(p.folder.as_deref())
+    .bind(&p.declared_type)
+    .bind(as_i64(p.size))
+    .bind(p.expires_at_ms)
+    .bind(p.created_at_ms)
+    .execute(&db.pool)
+    .await?;
+    Ok(())
+}
+
+pub(super) async fn pending(db: &SqlMetadata, id: &str) -> Result<Option<PendingUpload>> {
+    if !findable(id) {
+        return Ok(None);
+    }
+    let sql = format!("SELECT {PENDING_COLUMNS} FROM pending_uploads WHERE id = $1");
+    let row = sqlx::query(sqlx::AssertSqlSafe(sql)).bind(id).fetch_optional(&db.pool).await?;
+    row.as_ref().map(pending_of).transpose()
+}
+
+pub(super) async fn confirm_pending(db: &SqlMetadata, pending_id: &str, file: NewFile) -> Result<ConfirmOutcome> {
+    let mut tx = db.pool.begin().await?;
+    // The write comes first so SQLite takes its write lock at once (a read-then-write transaction could
+    // fail to upgrade under contention), and so two racing confirms serialize here.
+    let claimed = sqlx::query("UPDATE pending_uploads SET file_id = $1 WHERE id = $2 AND file_id IS NULL")
+        .bind(&file.id)
+        .bind(pending_id)
+        .execute(&mut *tx)
+        .await?
+        .rows_affected();
+    if claimed == 0 {
+        tx.rollback().await?;
+        let existing = pending(db, pending_id).await?.and_then(|p| p.file_id);
+        return match existing {
+            Some(file_id) => Ok(ConfirmOutcome::AlreadyConfirmed { file_id }),
+            None => Err(MetadataError::Corrupt(format!("pending upload {pending_id} vanished during confirm"))),
+        };
+    }
+
+    let mut folder_id: Option<String> = None;
+    if let Some(folder) = file.path.folder() {
+        for path in folder.lineage() {
+            sqlx::query(
+                "INSERT INTO folders (id, account_id, parent_id, path, created_at) VALUES ($1, $2, $3, $4, $5) \
+                 ON CONFLICT (account_id, path) DO NOTHING",
+            )
+            .bind(Uuid::now_v7().to_string())
+            .bind(&file.account_id)
+            .bind(folder_id.as_deref())
+            .bind(&path)
+            .bind(file.now_ms)
+            .execute(&mut *tx)
+            .await?;
+            let row = sqlx::query("SELECT id FROM folders WHERE account_id = $1 AND path = $2")
+                .bind(&file.account_id)
+                .bind(&path)
+                .fetch_one(&mut *tx)
+                .await?;
+            folder_id = Some(text(&row, "id")?);
+        }
+    }
+
+    let mut path = file.path.clone();
+    for attempt in 0..NAME_ATTEMPTS {
+        if attempt > 0 {
+            path = file.path.with_suffix(&name_suffix());
+        }
+        let inserted = sqlx::query(
+            "INSERT INTO files (id, account_id, folder_id, path, stem, name, object_key, raw_type, kind, size, \
+             created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11) \
+             ON CONFLICT DO NOTHING",
+        )
+        .bind(&file.id)
+        .bind(&file.account_id)
+        .bind(folder_id.as_deref())
+        .bind(path.to_string())
+        .bind(path.stem())
+        .bind(path.name().as_str())
+        .bind(file.object_key.as_str())
+        .bind(&file.raw_type)
+        .bind(file.kind.as_str())
+        .bind(as_i64(file.size))
+        .bind(file.now_ms)
+        .execute(&mut *tx)
+        .await?
+        .rows_affected();
+        if inserted == 1 {
+            tx.commit().await?;
+            return Ok(ConfirmOutcome::Created(FileRecord {
+                id: file.id,
+                account_id: file.account_id,
+                folder_id,
+                path: path.to_string(),
+                name: path.name().as_str().to_owned(),
+                object_key: file.object_key,
+                raw_type: file.raw_type,
+                kind: file.kind,
+                size: file.size,
+                created_at_ms: file.now_ms,
+                updated_at_ms: file.now_ms,
+            }));
+        }
+    }
+    tx.rollback().await?;
+    Err(MetadataError::NameExhausted(file.path.to_string()))
+}
+
+pub(super) async fn expired_pending(db: &SqlMetadata, before_ms: i64, limit: u64) -> Result<Vec<PendingUpload>> {
+    let sql =
+        format!("SELECT {PENDING_COLUMNS} FROM pending_uploads WHERE expires_at < $1 ORDER BY expires_at, id LIMIT $2");
+    let rows = sqlx::query(sqlx::AssertSqlSafe(sql)).bind(before_ms).bind(as_i64(limit)).fetch_all(&db.pool).await?;
+    rows.iter().map(pending_of).collect()
+}
+
+pub(super) async fn delete_pending(db: &SqlMetadata, id: &str) -> Result<()> {
+    sqlx::query("DELETE FROM pending_uploads WHERE id = $1").bind(id).execute(&db.pool).await?;
+    Ok(())
+}

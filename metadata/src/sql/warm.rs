@@ -1,0 +1,83 @@
+//! Warming batches and the progress of their items.
+
+use sqlx::Row;
+
+use super::{SqlMetadata, WARM_ROWS_PER_INSERT, as_i64, count, findable, text};
+use crate::{Result, WarmBatch, WarmItemState, WarmProgress};
+pub(super) async fn create_warm_batch(db: &SqlMetadata, batch: &WarmBatch) -> Result<()> {
+    let mut tx = db.pool.begin().await?;
+    sqlx::query("INSERT INTO warm_batches (id, account_id, total, created_at) VALUES ($1, $2, $3, $4)")
+        .bind(&batch.id)
+        .bind(&batch.account_id)
+        .bind(as_i64(batch.items.len() as u64))
+        .bind(batch.created_at_ms)
+        .execute(&mut *tx)
+        .await?;
+    // Many rows per statement: a batch of thousands of items is a few round trips, not thousands.
+    let items: Vec<(usize, &(String, String))> = batch.items.iter().enumerate().collect();
+    for chunk in items.chunks(WARM_ROWS_PER_INSERT) {
+        let rows: Vec<String> = (0..chunk.len())
+            .map(|i| format!("($1, ${}, ${}, ${}, 'queued')", 2 + 3 * i, 3 + 3 * i, 4 + 3 * i))
+            .collect();
+        let sql = format!("INSERT INTO warm_items (batch_id, item, file_id, query, state) VALUES {}", rows.join(", "));
+        let mut insert = sqlx::query(sqlx::AssertSqlSafe(sql)).bind(&batch.id);
+        for (item, (file_id, query)) in chunk {
+            insert = insert.bind(as_i64(*item as u64)).bind(file_id).bind(query);
+        }
+        insert.execute(&mut *tx).await?;
+    }
+    tx.commit().await?;
+    Ok(())
+}
+
+pub(super) async fn finish_warm_item(
+    db: &SqlMetadata,
+    batch_id: &str,
+    item: u32,
+    state: WarmItemState,
+    now_ms: i64,
+) -> Result<bool> {
+    let changed = sqlx::query(
+        "UPDATE warm_items SET state = $1, finished_at = $2 WHERE batch_id = $3 AND item = $4 AND state = 'queued'",
+    )
+    .bind(state.as_str())
+    .bind(now_ms)
+    .bind(batch_id)
+    .bind(i64::from(item))
+    .execute(&db.pool)
+    .await?
+    .rows_affected();
+    Ok(changed == 1)
+}
+
+pub(super) async fn warm_progress(db: &SqlMetadata, account_id: &str, batch_id: &str) -> Result<Option<WarmProgress>> {
+    if !findable(batch_id) {
+        return Ok(None);
+    }
+    let batch = sqlx::query("SELECT total, created_at FROM warm_batches WHERE id = $1 AND account_id = $2")
+        .bind(batch_id)
+        .bind(account_id)
+        .fetch_optional(&db.pool)
+        .await?;
+    let Some(batch) = batch else { return Ok(None) };
+    let rows = sqlx::query("SELECT state, COUNT(*) AS n FROM warm_items WHERE batch_id = $1 GROUP BY state")
+        .bind(batch_id)
+        .fetch_all(&db.pool)
+        .await?;
+    let mut progress = WarmProgress {
+        id: batch_id.to_owned(),
+        total: count(&batch, "total")?,
+        done: 0,
+        failed: 0,
+        created_at_ms: batch.try_get("created_at")?,
+    };
+    for row in &rows {
+        let n = count(row, "n")?;
+        match text(row, "state")?.as_str() {
+            "done" => progress.done = n,
+            "failed" => progress.failed = n,
+            _ => {}
+        }
+    }
+    Ok(Some(progress))
+}
