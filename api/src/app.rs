@@ -7,11 +7,11 @@ use poem::{EndpointExt, IntoEndpoint, IntoResponse, Route, endpoint::make_sync, 
 use shutterbox_metadata::MetadataStore;
 use shutterbox_model::{AccountName, Scope};
 use shutterbox_pipeline::RenderOptions;
-use shutterbox_worker::{RenderPool, Renderer, Sweeper, Worker};
+use shutterbox_variants::{RenderAdmission, RenderPool, Variants};
+use shutterbox_worker::{Sweeper, Worker};
 use tokio::{net::TcpListener, sync::watch};
 
 use crate::{
-    admission::RenderAdmission,
     backends::{open_metadata, open_queue, open_store},
     config::Config,
     coordination::{Invalidations, RedisLimiter, RenderLeases},
@@ -25,7 +25,6 @@ use crate::{
     server,
     state::{AppState, Settings},
     telemetry::{HttpMetrics, observe},
-    variants::VariantCache,
 };
 
 #[derive(Debug, thiserror::Error)]
@@ -115,10 +114,14 @@ impl Application {
         // leaving one thread to requests.
         let pool = RenderPool::serving(concurrency).map_err(StartError::RenderThreads)?;
         let options = RenderOptions { max_pixels: config.max_source_pixels };
-        let renderer = Renderer::new(metadata.clone(), store.clone(), options, pool);
+        let mut variants = Variants::new(metadata.clone(), store.clone(), options, pool)
+            .with_memory(config.cache_bytes)
+            .with_admission(RenderAdmission::new(concurrency, config.render_queue));
+        if let Some(redis) = &queue.redis {
+            variants = variants.with_flight(Arc::new(RenderLeases::new(redis.clone())));
+        }
         let http_metrics = HttpMetrics::new();
-        http_metrics.register(renderer.times().collector());
-        let admission = RenderAdmission::new(concurrency, config.render_queue);
+        http_metrics.register(variants.times().collector());
         let state = AppState {
             settings: Arc::new(settings),
             metadata,
@@ -126,8 +129,7 @@ impl Application {
             limiter,
             queue: queue.queue,
             invalidations: queue.redis.clone().map(Invalidations::new),
-            variants: VariantCache::new(config.cache_bytes, renderer, admission)
-                .with_leases(queue.redis.map(RenderLeases::new)),
+            variants,
             paths: PathLookup::default(),
             // A quarter of the variant memory: the hot responses, sharing the variant cache's bytes.
             responses: ResponseCache::new(config.cache_bytes / 4),
@@ -167,10 +169,14 @@ impl Application {
         // Job loops and the sweep stop as soon as the shutdown starts, beside the HTTP drain.
         let (stop_jobs, jobs_stopping) = watch::channel(false);
         let workers = (self.workers > 0).then(|| {
-            let worker =
-                Worker::new(self.state.queue.clone(), self.state.store.clone(), self.state.variants.renderer().clone())
-                    .with_stats(self.state.jobs.clone())
-                    .with_retry_base(self.retry_base);
+            let worker = Worker::new(
+                self.state.queue.clone(),
+                self.state.store.clone(),
+                self.state.metadata.clone(),
+                self.state.variants.clone(),
+            )
+            .with_stats(self.state.jobs.clone())
+            .with_retry_base(self.retry_base);
             tokio::spawn(worker.run(self.workers, jobs_stopping.clone(), self.job_drain))
         });
         // The processes that run jobs also sweep (an API-only node leaves it to them).

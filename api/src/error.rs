@@ -14,6 +14,7 @@ use poem_openapi::{
 };
 use shutterbox_metadata::MetadataError;
 use shutterbox_storage::StoreError;
+use shutterbox_variants::VariantError;
 
 use crate::rate_limit::RateLimitSlot;
 
@@ -92,6 +93,12 @@ impl ApiError {
 
 impl From<MetadataError> for ApiError {
     fn from(e: MetadataError) -> Self {
+        Self::from(&e)
+    }
+}
+
+impl From<&MetadataError> for ApiError {
+    fn from(e: &MetadataError) -> Self {
         match e {
             MetadataError::Unavailable(_) => Self::unavailable("the metadata database", e),
             MetadataError::InvalidText => Self::bad_request(e.to_string()),
@@ -102,8 +109,28 @@ impl From<MetadataError> for ApiError {
 
 impl From<StoreError> for ApiError {
     fn from(e: StoreError) -> Self {
+        Self::from(&e)
+    }
+}
+
+impl From<&StoreError> for ApiError {
+    fn from(e: &StoreError) -> Self {
         match e {
             StoreError::Unavailable(_) => Self::unavailable("the object store", e),
+            other => Self::internal(other),
+        }
+    }
+}
+
+/// The one place a variant failure becomes an HTTP status: what the upload's bytes or the request's
+/// parameters caused is a 400 naming it, a full render queue a 503, our own fault a 500.
+impl From<&VariantError> for ApiError {
+    fn from(e: &VariantError) -> Self {
+        match e {
+            VariantError::Rejected(e) => Self::bad_request(e.to_string()),
+            VariantError::Overloaded => Self::overloaded(),
+            VariantError::Store(e) => e.into(),
+            VariantError::Metadata(e) => e.into(),
             other => Self::internal(other),
         }
     }
@@ -247,4 +274,36 @@ async fn rewrite_error(mut response: Response) -> Response {
         }
     }
     rebuilt
+}
+
+#[cfg(test)]
+mod tests {
+    use shutterbox_pipeline::{Crop, OutputFormat, PipelineError};
+
+    use super::*;
+
+    /// Every pipeline error an upload's bytes or a request's parameters can cause is a 400 that says what
+    /// was wrong; only the pipeline's own fault is a 500.
+    #[test]
+    fn only_the_pipelines_own_fault_is_a_500() {
+        let crop = Crop { x: 5, y: 0, width: 10, height: 10 };
+        let by_the_request = [
+            PipelineError::UnsupportedFormat,
+            PipelineError::TooManyPixels { width: 9000, height: 9000, max_pixels: 50_000_000 },
+            PipelineError::Decode("truncated".into()),
+            PipelineError::TooManyFrames { max_frames: 1000 },
+            PipelineError::CropOutside { crop, width: 8, height: 8 },
+            PipelineError::OutputTooLarge { format: OutputFormat::Webp, width: 20_000, height: 10, max_side: 16_383 },
+        ];
+        for error in by_the_request {
+            let message = error.to_string();
+            assert!(error.is_client_error(), "{message}");
+            let status = ApiError::from(&VariantError::Rejected(error)).status;
+            assert_eq!(status, StatusCode::BAD_REQUEST, "{message}");
+        }
+        let ours = PipelineError::Internal("resize failed".into());
+        assert!(!ours.is_client_error());
+        assert_eq!(ApiError::from(&VariantError::Render(ours)).status, StatusCode::INTERNAL_SERVER_ERROR);
+        assert_eq!(ApiError::from(&VariantError::Overloaded).status, StatusCode::SERVICE_UNAVAILABLE);
+    }
 }

@@ -2,7 +2,6 @@
 //! target, authentication, rate limits, the JSON error envelope and the OpenAPI document. It talks to its
 //! backends only through the `MetadataStore` and `ObjectStore` traits.
 
-pub mod admission;
 pub mod allow;
 pub mod app;
 pub mod auth;
@@ -22,7 +21,6 @@ pub mod routes;
 pub mod server;
 pub mod state;
 pub mod telemetry;
-pub mod variants;
 pub mod worker_process;
 
 pub use app::{Application, StartError};

@@ -7,11 +7,12 @@ use poem::http::HeaderValue;
 use shutterbox_metadata::MetadataStore;
 use shutterbox_queue::{Job, JobQueue};
 use shutterbox_storage::{ObjectKey, ObjectStore};
+use shutterbox_variants::Variants;
 use shutterbox_worker::JobStats;
 
 use crate::{
     coordination::Invalidations, lookup::PathLookup, rate_limit::RateLimiter, responses::ResponseCache,
-    telemetry::HttpMetrics, variants::VariantCache,
+    telemetry::HttpMetrics,
 };
 
 /// Settings resolved at start-up (addresses are final once the listener is bound).
@@ -37,7 +38,7 @@ pub struct AppState {
     pub queue: Arc<dyn JobQueue>,
     /// Deletions told to the other API nodes (distributed mode).
     pub invalidations: Option<Invalidations>,
-    pub variants: VariantCache,
+    pub variants: Variants,
     /// Public paths already resolved to files.
     pub paths: PathLookup,
     /// Variant responses by exact request target.

@@ -8,13 +8,15 @@ use std::{io, net::SocketAddr, sync::Arc, time::Duration};
 use poem::{EndpointExt, Route, handler, web::Data};
 use shutterbox_pipeline::RenderOptions;
 use shutterbox_queue::JobQueue;
-use shutterbox_worker::{JobStats, RenderPool, RenderTimes, Renderer, Sweeper, Worker};
+use shutterbox_variants::{RenderPool, RenderTimes, Variants};
+use shutterbox_worker::{JobStats, Sweeper, Worker};
 use tokio::{net::TcpListener, sync::watch};
 
 use crate::{
     app::{StartError, SweepSchedule},
     backends::{open_metadata, open_queue, open_store},
     config::BackendConfig,
+    coordination::RenderLeases,
     routes::health,
     server,
 };
@@ -70,15 +72,20 @@ impl WorkerProcess {
         let metadata = open_metadata(&config.backend).await?;
         // A worker never hands out upload URLs, so the local store needs no upload address.
         let store = open_store(&config.backend, String::new()).await?;
-        let queue = open_queue(&config.backend).await?.queue;
+        let opened = open_queue(&config.backend).await?;
+        let queue = opened.queue;
         let schedule = SweepSchedule::of(&config.backend);
         let sweeper = Sweeper::new(metadata.clone(), store.clone(), schedule.grace);
         let pool = RenderPool::per_core().map_err(StartError::RenderThreads)?;
-        let renderer =
-            Renderer::new(metadata, store.clone(), RenderOptions { max_pixels: config.max_source_pixels }, pool);
+        let options = RenderOptions { max_pixels: config.max_source_pixels };
+        let mut variants = Variants::new(metadata.clone(), store.clone(), options, pool);
+        // Claimed like the API nodes' renders, so a job and a request for one variant render it once.
+        if let Some(redis) = opened.redis {
+            variants = variants.with_flight(Arc::new(RenderLeases::new(redis)));
+        }
         let stats = Arc::new(JobStats::default());
-        let render_times = renderer.times().clone();
-        let worker = Worker::new(queue.clone(), store, renderer)
+        let render_times = variants.times().clone();
+        let worker = Worker::new(queue.clone(), store, metadata, variants)
             .with_stats(stats.clone())
             .with_retry_base(Duration::from_millis(config.backend.job_retry_base_ms.max(1)));
         let listener = bind_probes(&config.listen).await?;

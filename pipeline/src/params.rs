@@ -333,6 +333,52 @@ impl Transform {
     }
 }
 
+impl Transform {
+    /// A query string that parses back to this very transformation (`from_query(t.to_query()) == t`):
+    /// only what differs from the defaults, in canonical order. Jobs carry a variant in this form.
+    pub fn to_query(&self) -> String {
+        let mut pairs: Vec<String> = Vec::new();
+        if let Some(format) = self.format {
+            pairs.push(format!("format={}", format.as_str()));
+        }
+        if let Some(width) = self.width {
+            pairs.push(format!("w={width}"));
+        }
+        if let Some(height) = self.height {
+            pairs.push(format!("h={height}"));
+        }
+        if self.fit != Fit::default() {
+            pairs.push(format!("fit={}", self.fit.as_str()));
+        }
+        if self.quality_given || self.quality != Quality::default() {
+            match self.quality {
+                Quality::Value(q) => pairs.push(format!("q={q}")),
+                Quality::Auto => pairs.push("q=auto".to_owned()),
+            }
+        }
+        if let Some(sigma) = self.blur {
+            // `Display` of an f32 is the shortest text that parses back to the same value.
+            pairs.push(format!("blur={sigma}"));
+        }
+        if self.sharp {
+            pairs.push("sharp=true".to_owned());
+        }
+        if self.gray {
+            pairs.push("gray=true".to_owned());
+        }
+        if self.rotation != 0 {
+            pairs.push(format!("rot={}", self.rotation));
+        }
+        if let Some(Border { width, color: [r, g, b, a] }) = self.border {
+            pairs.push(format!("border={width}_{r:02x}{g:02x}{b:02x}{a:02x}"));
+        }
+        if let Some(Crop { x, y, width, height }) = self.crop {
+            pairs.push(format!("crop={x},{y},{width},{height}"));
+        }
+        pairs.join("&")
+    }
+}
+
 fn trim_decimal(value: f32) -> String {
     let text = format!("{value:.3}");
     text.trim_end_matches('0').trim_end_matches('.').to_owned()
@@ -346,6 +392,8 @@ impl fmt::Display for Transform {
 
 #[cfg(test)]
 mod tests {
+    use proptest::prelude::*;
+
     use super::*;
 
     fn parse(query: &str) -> Result<Transform, ParamError> {
@@ -435,5 +483,53 @@ mod tests {
         assert_eq!(parse("rot=-90").unwrap().canonical(), parse("rot=270").unwrap().canonical());
         assert_eq!(parse("border=2_F00").unwrap().canonical(), parse("border=2_ff0000ff").unwrap().canonical());
         assert_ne!(parse("w=300").unwrap().canonical(), parse("h=300").unwrap().canonical());
+    }
+
+    fn format_strategy() -> impl Strategy<Value = Option<Format>> {
+        prop::sample::select(vec!["jpeg", "png", "webp", "avif", "gif", "tiff", "bmp", "auto"])
+            .prop_map(|name| Format::parse(name))
+            .prop_union(Just(None).boxed())
+    }
+
+    fn transform_strategy() -> impl Strategy<Value = Transform> {
+        let dims = (prop::option::of(1..=MAX_DIMENSION), prop::option::of(1..=MAX_DIMENSION));
+        let fit = prop::sample::select(vec![Fit::Cover, Fit::Contain, Fit::Fill, Fit::Inside, Fit::Outside]);
+        let quality = (any::<bool>(), prop::option::of(1u8..=100)).prop_map(|(given, q)| match (given, q) {
+            (false, _) => (Quality::default(), false),
+            (true, Some(q)) => (Quality::Value(q), true),
+            (true, None) => (Quality::Auto, true),
+        });
+        let blur = prop::option::of(0.3f32..=1000.0);
+        let flags = (any::<bool>(), any::<bool>(), 0u16..360);
+        let border =
+            prop::option::of((1..=MAX_BORDER, any::<[u8; 4]>()).prop_map(|(width, color)| Border { width, color }));
+        let crop = prop::option::of((any::<u32>(), any::<u32>(), 1..=u32::MAX, 1..=u32::MAX))
+            .prop_map(|c| c.map(|(x, y, width, height)| Crop { x, y, width, height }));
+        (format_strategy(), dims, fit, quality, blur, flags, border, crop).prop_map(
+            |(format, (width, height), fit, (quality, quality_given), blur, (sharp, gray, rotation), border, crop)| {
+                Transform {
+                    format,
+                    width,
+                    height,
+                    fit,
+                    quality,
+                    quality_given,
+                    blur,
+                    sharp,
+                    gray,
+                    rotation,
+                    border,
+                    crop,
+                }
+            },
+        )
+    }
+
+    proptest! {
+        /// Jobs carry a transformation as `to_query` text: every transformation survives the trip.
+        #[test]
+        fn to_query_parses_back_to_the_same_transformation(t in transform_strategy()) {
+            prop_assert_eq!(Transform::from_query(&t.to_query()), Ok(t));
+        }
     }
 }

@@ -17,6 +17,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
+use shutterbox_variants::VariantSpec;
 
 pub use self::redis::{RedisQueue, RedisQueueOptions, connect_pool};
 pub use in_process::InProcessQueue;
@@ -25,20 +26,20 @@ pub use in_process::InProcessQueue;
 pub const MAX_ATTEMPTS: u32 = 5;
 
 /// A unit of background work. Serialized as JSON when the queue is out of process.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Job {
     /// Remove a stored object whose inline removal failed (a deleted file's bytes, a confirm's leftovers),
     /// so a failed step leaves no orphan behind.
     DeleteObject { key: String },
     /// Render a variant of a file and keep it in the object store (thumbnails on confirm, transform-url
-    /// variants, batch warming), so its first request is already a hit. `query` is in delivery syntax;
-    /// `target` is a `Target` name (`source`, `auto`, `webp`, …). `warm` names the batch item this job
-    /// completes, when it is part of a warming batch.
+    /// variants, batch warming), so its first request is already a hit. On the wire the spec is two fields,
+    /// `query` (delivery syntax) and `target` (`source`, `auto`, `webp`, …). `warm` names the batch item
+    /// this job completes, when it is part of a warming batch.
     RenderVariant {
         file_id: String,
-        query: String,
-        target: String,
+        #[serde(flatten)]
+        spec: VariantSpec,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         warm: Option<WarmItem>,
     },
@@ -52,6 +53,11 @@ pub struct WarmItem {
 }
 
 impl Job {
+    /// The job rendering variant `spec` of file `file_id`, for warming item `warm` if any.
+    pub fn render_variant(file_id: &str, spec: VariantSpec, warm: Option<WarmItem>) -> Self {
+        Self::RenderVariant { file_id: file_id.to_owned(), spec, warm }
+    }
+
     /// Identical jobs share this key: a queue may drop a job whose twin is still waiting, so enqueuing the
     /// same work twice does it once.
     pub fn dedupe_key(&self) -> String {
@@ -61,7 +67,7 @@ impl Job {
 
     /// JSON text of the job (the out-of-process queues' wire form).
     pub fn to_json(&self) -> String {
-        // A Job holds only strings and integers: serializing it cannot fail.
+        // A Job holds only strings and integers (a spec is written as two strings): serializing cannot fail.
         serde_json::to_string(self).unwrap_or_default()
     }
 
@@ -71,7 +77,7 @@ impl Job {
 }
 
 /// A job handed to a worker, with how many times it has been tried before.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Delivery {
     /// The queue's own handle on this delivery (ack and retry use it); opaque to workers.
     pub receipt: String,

@@ -13,9 +13,11 @@ use std::{
 };
 
 use redis::streams::StreamRangeReply;
+use shutterbox_pipeline::{Target, Transform};
 use shutterbox_queue::{
     Delivery, Job, JobQueue, MAX_ATTEMPTS, QueueError, RedisQueue, RedisQueueOptions, RetryOutcome, connect_pool,
 };
+use shutterbox_variants::VariantSpec;
 use tokio::time::timeout;
 
 const CLAIM_IDLE: Duration = Duration::from_millis(300);
@@ -256,11 +258,9 @@ async fn an_identical_job_is_dropped_while_its_twin_waits() {
     assert_eq!(queue.depth().await.unwrap(), 1);
     queue.enqueue(job("other")).await.unwrap();
     assert_eq!(queue.depth().await.unwrap(), 2);
-    let render = |target: &str| Job::RenderVariant {
-        file_id: "f".into(),
-        query: "w=10".into(),
-        target: target.into(),
-        warm: None,
+    let render = |target: &str| {
+        let spec = VariantSpec::new(Transform::from_query("w=10").unwrap(), Target::parse(target).unwrap());
+        Job::render_variant("f", spec, None)
     };
     queue.enqueue(render("webp")).await.unwrap();
     queue.enqueue(render("avif")).await.unwrap();

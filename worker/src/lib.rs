@@ -1,37 +1,30 @@
 //! Job execution. A `Worker` pulls jobs from the queue, runs each against the backends, acks it on success
 //! and hands it back with exponential backoff on failure. The same code runs inside `serve` (embedded,
-//! in-process queue) and in separate worker processes (distributed mode). `variants` holds the
-//! render-and-keep code the API's on-demand path shares; `render_pool` the threads every render runs on.
+//! in-process queue) and in separate worker processes (distributed mode). A render job is
+//! `Variants::ensure`, the same path a request's render takes. `sweeper` holds the cleanup sweep.
 
-pub mod render_pool;
 pub mod sweeper;
-pub mod variants;
 
 use std::{
-    collections::HashMap,
     sync::{
-        Arc, Mutex,
+        Arc,
         atomic::{AtomicU64, Ordering},
     },
     time::Duration,
 };
 
-pub use render_pool::{Priority, RenderPool};
-use shutterbox_metadata::{MetadataError, WarmItemState};
+use shutterbox_metadata::{MetadataError, MetadataStore, WarmItemState};
 use shutterbox_model::clock::now_ms;
-use shutterbox_pipeline::{Target, Transform};
 use shutterbox_queue::{Delivery, Job, JobQueue, RetryOutcome};
 use shutterbox_storage::{ObjectKey, ObjectStore, StoreError};
+use shutterbox_variants::{VariantError, Variants};
 pub use sweeper::{SweepReport, Sweeper};
 use tokio::{sync::watch, task::JoinSet};
-pub use variants::{RenderTimes, Renderer, Variant, VariantError, VariantSpec};
 
 #[derive(Debug, thiserror::Error)]
 pub enum JobError {
     #[error("job names a malformed object key '{0}'")]
     MalformedKey(String),
-    #[error("job carries an invalid variant: {0}")]
-    BadVariant(String),
     #[error(transparent)]
     Store(#[from] StoreError),
     #[error(transparent)]
@@ -46,7 +39,7 @@ impl JobError {
         match self {
             Self::Store(_) | Self::Metadata(_) => true,
             Self::Variant(e) => !matches!(e, VariantError::Rejected(_)),
-            Self::MalformedKey(_) | Self::BadVariant(_) => false,
+            Self::MalformedKey(_) => false,
         }
     }
 }
@@ -73,54 +66,20 @@ pub struct JobStats {
 pub struct Worker {
     queue: Arc<dyn JobQueue>,
     store: Arc<dyn ObjectStore>,
-    renderer: Renderer,
+    metadata: Arc<dyn MetadataStore>,
+    variants: Variants,
     retry_base: Duration,
     stats: Arc<JobStats>,
-    in_flight: InFlight,
-}
-
-/// Variants being rendered by this process's job loops. A job for a variant another loop is rendering
-/// waits for it and then finds the variant kept, so a job delivered twice at once (the queue is
-/// at-least-once) renders once.
-#[derive(Clone, Default)]
-struct InFlight(Arc<Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>>);
-
-impl InFlight {
-    async fn hold(&self, key: String) -> InFlightGuard {
-        let lock = self.0.lock().unwrap_or_else(|p| p.into_inner()).entry(key.clone()).or_default().clone();
-        let guard = lock.clone().lock_owned().await;
-        InFlightGuard { map: self.clone(), key, lock, _guard: guard }
-    }
-}
-
-struct InFlightGuard {
-    map: InFlight,
-    key: String,
-    lock: Arc<tokio::sync::Mutex<()>>,
-    _guard: tokio::sync::OwnedMutexGuard<()>,
-}
-
-impl Drop for InFlightGuard {
-    fn drop(&mut self) {
-        let mut map = self.map.0.lock().unwrap_or_else(|p| p.into_inner());
-        // Three references are the map's, ours and our guard's; more mean another job waits for this variant
-        // and keeps the entry.
-        if Arc::strong_count(&self.lock) <= 3 {
-            map.remove(&self.key);
-        }
-    }
 }
 
 impl Worker {
-    pub fn new(queue: Arc<dyn JobQueue>, store: Arc<dyn ObjectStore>, renderer: Renderer) -> Self {
-        Self {
-            queue,
-            store,
-            renderer,
-            retry_base: Duration::from_secs(1),
-            stats: Arc::default(),
-            in_flight: InFlight::default(),
-        }
+    pub fn new(
+        queue: Arc<dyn JobQueue>,
+        store: Arc<dyn ObjectStore>,
+        metadata: Arc<dyn MetadataStore>,
+        variants: Variants,
+    ) -> Self {
+        Self { queue, store, metadata, variants, retry_base: Duration::from_secs(1), stats: Arc::default() }
     }
 
     /// Counts outcomes into `stats` (shared with whoever reports them).
@@ -143,14 +102,11 @@ impl Worker {
                 self.store.delete(&key).await?;
                 Ok(())
             }
-            Job::RenderVariant { file_id, query, target, .. } => {
-                let transform = Transform::from_query(query).map_err(|e| JobError::BadVariant(e.to_string()))?;
-                let target = Target::parse(target).ok_or_else(|| JobError::BadVariant(format!("target '{target}'")))?;
+            Job::RenderVariant { file_id, spec, .. } => {
                 // A file deleted since the job was queued needs nothing.
-                let Some(file) = self.renderer.metadata().file_by_id(file_id).await? else { return Ok(()) };
-                let spec = VariantSpec { transform, target };
-                let _held = self.in_flight.hold(format!("{file_id}/{}", spec.digest())).await;
-                if self.renderer.ensure(&file, &spec, now_ms()).await? {
+                let Some(file) = self.metadata.file_by_id(file_id).await? else { return Ok(()) };
+                // Claimed like a request's render, so a job delivered twice, or racing a request, renders once.
+                if self.variants.ensure(&file, spec).await? {
                     self.stats.renders.fetch_add(1, Ordering::Relaxed);
                 }
                 Ok(())
@@ -188,11 +144,10 @@ impl Worker {
         if let Err(e) = result {
             tracing::warn!(error = %e, "could not report a job's outcome to the queue");
         }
-        if let (Some(item), Some(state)) = (warm, finished) {
-            let metadata = self.renderer.metadata();
-            if let Err(e) = metadata.finish_warm_item(&item.batch_id, item.item, state, now_ms()).await {
-                tracing::warn!(error = %e, batch = %item.batch_id, item = item.item, "could not record a warming item's outcome");
-            }
+        if let (Some(item), Some(state)) = (warm, finished)
+            && let Err(e) = self.metadata.finish_warm_item(&item.batch_id, item.item, state, now_ms()).await
+        {
+            tracing::warn!(error = %e, batch = %item.batch_id, item = item.item, "could not record a warming item's outcome");
         }
     }
 
@@ -263,9 +218,10 @@ mod tests {
     use async_trait::async_trait;
     use bytes::Bytes;
     use shutterbox_metadata::SqlMetadata;
-    use shutterbox_pipeline::RenderOptions;
+    use shutterbox_pipeline::{RenderOptions, Target, Transform};
     use shutterbox_queue::InProcessQueue;
     use shutterbox_storage::{ByteRange, ByteStream, LocalStore, ObjectInfo};
+    use shutterbox_variants::{RenderPool, VariantSpec};
 
     use super::*;
 
@@ -308,8 +264,8 @@ mod tests {
     async fn worker(dir: &tempfile::TempDir, queue: Arc<InProcessQueue>, store: Arc<FlakyStore>) -> Worker {
         let metadata = Arc::new(SqlMetadata::open_sqlite(&dir.path().join("meta.db")).await.unwrap());
         let pool = RenderPool::new(1).unwrap();
-        let renderer = Renderer::new(metadata, store.clone(), RenderOptions::default(), pool);
-        Worker::new(queue, store, renderer).with_retry_base(Duration::from_millis(1))
+        let variants = Variants::new(metadata.clone(), store.clone(), RenderOptions::default(), pool);
+        Worker::new(queue, store, metadata, variants).with_retry_base(Duration::from_millis(1))
     }
 
     async fn setup(failures: u32) -> (tempfile::TempDir, Arc<InProcessQueue>, Arc<FlakyStore>, ObjectKey) {
@@ -359,11 +315,8 @@ mod tests {
     async fn a_render_job_for_a_deleted_file_is_done_at_once() {
         let (dir, queue, store, _key) = setup(0).await;
         let worker = worker(&dir, queue.clone(), store).await;
-        let job =
-            Job::RenderVariant { file_id: "gone".into(), query: "w=10".into(), target: "webp".into(), warm: None };
-        worker.execute(&job).await.unwrap();
-        let bad = Job::RenderVariant { file_id: "gone".into(), query: "w=0".into(), target: "webp".into(), warm: None };
-        assert!(matches!(worker.execute(&bad).await, Err(JobError::BadVariant(_))));
+        let spec = VariantSpec::new(Transform::from_query("w=10").unwrap(), Target::Auto);
+        worker.execute(&Job::render_variant("gone", spec, None)).await.unwrap();
     }
 
     #[test]

@@ -1,16 +1,20 @@
-//! One render per variant across API nodes (distributed mode). Within a node the variant cache already
-//! makes concurrent misses wait for one render; across nodes, the first node to miss takes a lease in Redis
-//! (`<prefix>:render:<file id>:<digest>`, SET NX with an expiry) and the others wait for the variant it
-//! keeps in the store. A lease that expires or is released without a stored variant (a failed render, a
-//! dead node) sends the waiters back to rendering it themselves, so a lost lease costs time, never an
-//! answer.
+//! One render per variant across every process (distributed mode): the `RenderFlight` of API nodes and
+//! worker processes alike. The first to claim a variant takes a lease in Redis
+//! (`<prefix>:render:<file id>/<digest>`, SET NX with an expiry) and the others wait for it to end, then
+//! read the variant it kept. A lease that expires or is released without a stored variant (a failed
+//! render, a dead node) sends the waiters back to rendering it themselves, so a lost lease costs time,
+//! never an answer.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
+use async_trait::async_trait;
 use rand::Rng;
+use shutterbox_variants::{Claim, FlightError, Held, RenderFlight, VariantKey};
 
 use super::{CoordinationError, RedisBackend};
-use crate::variants::VariantKey;
+
+/// How often a waiter looks whether the lease is still held.
+const POLL: Duration = Duration::from_millis(20);
 
 /// How long a lease lasts: longer than any render (a 50 MP source to AVIF takes a few seconds).
 const LEASE: Duration = Duration::from_secs(60);
@@ -46,7 +50,7 @@ impl RenderLeases {
     }
 
     fn key(&self, variant: &VariantKey) -> String {
-        format!("{}:render:{}:{}", self.redis.prefix, variant.file_id, variant.digest)
+        format!("{}:render:{variant}", self.redis.prefix)
     }
 
     /// Takes the variant's lease unless another node holds it. `Err` when Redis cannot be asked.
@@ -83,6 +87,27 @@ impl RenderLeases {
         .await;
         if let Err(e) = released {
             tracing::warn!(error = %e, lease = %lease.key, "could not release a render lease; it will expire");
+        }
+    }
+}
+
+#[async_trait]
+impl RenderFlight for RenderLeases {
+    async fn claim(&self, key: &VariantKey) -> Result<Claim, FlightError> {
+        match self.take(key).await.map_err(|e| FlightError(e.to_string()))? {
+            LeaseOutcome::HeldElsewhere => Ok(Claim::Elsewhere),
+            LeaseOutcome::Taken(lease) => {
+                let leases = self.clone();
+                Ok(Claim::Mine(Held::new(move || Box::pin(async move { leases.release(lease).await }))))
+            }
+        }
+    }
+
+    async fn wait(&self, key: &VariantKey, limit: Duration) {
+        let deadline = Instant::now() + limit;
+        // Redis unreachable counts as released: the caller then looks for the variant and renders it.
+        while Instant::now() < deadline && matches!(self.held(key).await, Ok(true)) {
+            tokio::time::sleep(POLL).await;
         }
     }
 }

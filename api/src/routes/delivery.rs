@@ -22,9 +22,9 @@ use shutterbox_model::FileKind;
 use shutterbox_pipeline::{Format, OutputFormat, Target, Transform};
 use shutterbox_storage::ByteRange;
 
-use shutterbox_worker::VariantSpec;
+use shutterbox_variants::VariantSpec;
 
-use crate::{error::ApiError, responses::CachedResponse, state::AppState, variants::VariantKey};
+use crate::{error::ApiError, responses::CachedResponse, state::AppState};
 
 /// `GET|HEAD /v1/file/<path>`.
 #[handler]
@@ -54,13 +54,12 @@ pub async fn deliver_file(req: &Request, state: Data<&AppState>) -> Result<Respo
         return original(req, &state, file).await;
     }
     let target = target_of(transform.format, extension_format);
-    let spec = VariantSpec { transform, target };
-    let key = VariantKey::new(&file.id, &spec);
-    let etag = HeaderValue::try_from(key.etag()).map_err(ApiError::internal)?;
+    let spec = VariantSpec::new(transform, target);
+    let etag = HeaderValue::try_from(spec.key(&file.id).etag()).map_err(ApiError::internal)?;
     if etag_matches(req, etag.to_str().unwrap_or_default()) {
         return Ok(not_modified(&state, &etag));
     }
-    let variant = state.variants.get(key, file, spec).await?;
+    let variant = state.variants.get(file, &spec).await.map_err(|e| ApiError::from(&*e))?;
     let response = CachedResponse {
         file_id: file.id.clone(),
         etag,

@@ -38,7 +38,7 @@ pub async fn ready(state: Data<&AppState>) -> (StatusCode, Json<Value>) {
 #[handler]
 pub async fn metrics(state: Data<&AppState>) -> poem::Response {
     use std::{fmt::Write, sync::atomic::Ordering};
-    let stats = &state.variants.stats;
+    let stats = state.variants.stats();
     let mut out = String::new();
     for (name, help, value) in [
         ("shutterbox_renders_total", "Variants rendered to answer a request.", stats.renders.load(Ordering::Relaxed)),

@@ -15,14 +15,13 @@ use shutterbox_metadata::FileRecord;
 use shutterbox_model::FileKind;
 use shutterbox_pipeline::{OutputFormat, PlaceholderKind, Target, Transform, placeholder_png};
 use shutterbox_queue::Job;
-use shutterbox_worker::VariantSpec;
+use shutterbox_variants::VariantSpec;
 
 use crate::{
     error::ApiError,
     responses::CachedResponse,
     routes::delivery::{etag_matches, method_not_allowed, not_modified, variant_response},
     state::AppState,
-    variants::VariantKey,
 };
 
 /// The preset, as a delivery query.
@@ -31,7 +30,7 @@ const PRESET_FORMAT: OutputFormat = OutputFormat::Webp;
 
 fn preset() -> Result<VariantSpec, ApiError> {
     let transform = Transform::from_query(PRESET_QUERY).map_err(ApiError::internal)?;
-    Ok(VariantSpec { transform, target: Target::Format(PRESET_FORMAT) })
+    Ok(VariantSpec::new(transform, Target::Format(PRESET_FORMAT)))
 }
 
 /// Whether the file's thumbnail is rendered from its own pixels (else it is a placeholder).
@@ -45,13 +44,11 @@ pub async fn enqueue(state: &AppState, file: &FileRecord) {
     if !has_picture(file) {
         return;
     }
-    let job = Job::RenderVariant {
-        file_id: file.id.clone(),
-        query: PRESET_QUERY.to_owned(),
-        target: Target::Format(PRESET_FORMAT).as_str().to_owned(),
-        warm: None,
+    let spec = match preset() {
+        Ok(spec) => spec,
+        Err(e) => return tracing::error!(error = %e.message, "the thumbnail preset does not parse"),
     };
-    if let Err(e) = state.queue.enqueue(job).await {
+    if let Err(e) = state.queue.enqueue(Job::render_variant(&file.id, spec, None)).await {
         tracing::warn!(error = %e, file = %file.id, "could not queue a thumbnail; it will be rendered on request");
     }
 }
@@ -64,13 +61,12 @@ pub async fn thumbnail(req: &Request, state: Data<&AppState>, Path(id): Path<Str
     let file = state.metadata.file_by_id(&id).await?.ok_or_else(|| ApiError::not_found("no file with this id"))?;
     let response = if has_picture(&file) {
         let spec = preset()?;
-        let key = VariantKey::new(&file.id, &spec);
-        let etag = HeaderValue::try_from(key.etag()).map_err(ApiError::internal)?;
+        let etag = HeaderValue::try_from(spec.key(&file.id).etag()).map_err(ApiError::internal)?;
         // Before rendering: a client that has the thumbnail costs nothing.
         if etag_matches(req, etag.to_str().unwrap_or_default()) {
             return Ok(not_modified(&state, &etag));
         }
-        match state.variants.get(key, &file, spec).await {
+        match state.variants.get(&file, &spec).await.map_err(|e| ApiError::from(&*e)) {
             Ok(variant) => CachedResponse {
                 file_id: file.id.clone(),
                 etag,

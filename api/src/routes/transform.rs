@@ -11,6 +11,7 @@ use shutterbox_metadata::FileRecord;
 use shutterbox_model::{FileKind, Operation, path::extension};
 use shutterbox_pipeline::{OutputFormat, Transform};
 use shutterbox_queue::Job;
+use shutterbox_variants::VariantSpec;
 
 use super::ApiTags;
 use crate::{
@@ -117,16 +118,11 @@ pub struct TransformUrl {
 /// Queues the rendering of the variant the URL names, so its first request is already a hit. Originals
 /// served as they are (no transformation, `format=bmp`, SVG and BMP sources) need nothing. A queue that
 /// refuses costs only time: the first request renders the variant instead.
-async fn enqueue_variant(state: &AppState, file: &FileRecord, transform: &Transform, query: &str) {
+async fn enqueue_variant(state: &AppState, file: &FileRecord, transform: &Transform) {
     if transform.is_identity() || served_unconverted(file, transform) {
         return;
     }
-    let job = Job::RenderVariant {
-        file_id: file.id.clone(),
-        query: query.to_owned(),
-        target: target_of(transform.format, None).as_str().to_owned(),
-        warm: None,
-    };
+    let job = Job::render_variant(&file.id, VariantSpec::new(*transform, target_of(transform.format, None)), None);
     if let Err(e) = state.queue.enqueue(job).await {
         tracing::warn!(error = %e, file = %file.id, "could not queue a variant; it will be rendered on request");
     }
@@ -195,7 +191,7 @@ impl TransformApi {
         .into_iter()
         .filter_map(|(name, value)| Some((name.to_owned(), value?)))
         .collect();
-        enqueue_variant(&state, &file, &transform, &query).await;
+        enqueue_variant(&state, &file, &transform).await;
         Ok(Json(TransformUrl {
             url,
             original_file: OriginalFile { id: file.id, filename: file.name, mimetype: file.raw_type },

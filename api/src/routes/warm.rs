@@ -14,6 +14,7 @@ use shutterbox_metadata::{FileRecord, WarmBatch, WarmItemState, WarmProgress};
 use shutterbox_model::{FileKind, Operation, clock::now_ms};
 use shutterbox_pipeline::Transform;
 use shutterbox_queue::{Job, WarmItem};
+use shutterbox_variants::VariantSpec;
 use uuid::Uuid;
 
 use super::ApiTags;
@@ -187,12 +188,8 @@ impl WarmApi {
                 state.metadata.finish_warm_item(&batch.id, item, WarmItemState::Done, now_ms()).await?;
                 continue;
             }
-            let job = Job::RenderVariant {
-                file_id: file.id.clone(),
-                query: p.query.clone(),
-                target: target_of(p.transform.format, None).as_str().to_owned(),
-                warm: Some(WarmItem { batch_id: batch.id.clone(), item }),
-            };
+            let spec = VariantSpec::new(p.transform, target_of(p.transform.format, None));
+            let job = Job::render_variant(&file.id, spec, Some(WarmItem { batch_id: batch.id.clone(), item }));
             jobs.push((item, job));
         }
         // Several enqueues in flight at once: a queue out of process answers each after a round trip.

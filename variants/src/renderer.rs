@@ -1,32 +1,20 @@
-//! Variants: rendering a file's original through the pipeline and keeping the result in the object store
-//! (`files/<id>/v/<digest>`, recorded in the metadata so deleting the file removes it). The API's on-demand
-//! path and the `RenderVariant` job run this same code, so a variant is the same bytes whoever made it.
+//! The three steps of a variant's life: read a stored one, render one from the file's original on the
+//! render threads, keep one in the object store (`files/<id>/v/<digest>`, recorded in the metadata so
+//! deleting the file removes it). `Variants` composes them for requests and jobs alike, so a variant is the
+//! same bytes whoever made it.
 
 use std::sync::Arc;
 
 use bytes::Bytes;
 use prometheus::{HistogramOpts, HistogramVec};
-use sha2::{Digest, Sha256};
 use shutterbox_metadata::{FileRecord, MetadataError, MetadataStore, VariantRecord};
-use shutterbox_pipeline::{PipelineError, RenderOptions, Target, Transform, render};
+use shutterbox_pipeline::{PipelineError, RenderOptions, Target, render};
 use shutterbox_storage::{ObjectKey, ObjectStore, StoreError};
 
-use crate::render_pool::{PoolError, Priority, RenderPool};
-
-/// What to render: the transformation and the output target.
-#[derive(Debug, Clone, PartialEq)]
-pub struct VariantSpec {
-    pub transform: Transform,
-    pub target: Target,
-}
-
-impl VariantSpec {
-    /// Names the variant among a file's variants: order-free, defaults filled in (canonical text).
-    pub fn digest(&self) -> String {
-        let digest = Sha256::digest(format!("{}|{}", self.transform.canonical(), self.target.as_str()));
-        hex::encode(&digest[..8])
-    }
-}
+use crate::{
+    render_pool::{PoolError, Priority, RenderPool},
+    spec::{VariantKey, VariantSpec},
+};
 
 /// A rendered variant's bytes and type.
 #[derive(Debug, Clone)]
@@ -50,6 +38,9 @@ pub enum VariantError {
     OriginalMissing(String),
     #[error("render task failed: {0}")]
     Task(#[from] PoolError),
+    /// Every render slot is taken and the queue for them is full: come back later.
+    #[error("too many renders are running or waiting")]
+    Overloaded,
 }
 
 /// Render times by output format (`shutterbox_render_duration_seconds`; its count is the renders made).
@@ -74,6 +65,11 @@ impl RenderTimes {
         Box::new(self.0.clone())
     }
 
+    /// Renders timed with this output format and outcome.
+    pub fn count(&self, format: &str, outcome: &str) -> u64 {
+        self.0.with_label_values(&[format, outcome]).get_sample_count()
+    }
+
     fn observe(&self, format: &str, outcome: &str, seconds: f64) {
         self.0.with_label_values(&[format, outcome]).observe(seconds);
     }
@@ -81,7 +77,7 @@ impl RenderTimes {
 
 /// Renders and keeps variants.
 #[derive(Clone)]
-pub struct Renderer {
+pub(crate) struct Renderer {
     metadata: Arc<dyn MetadataStore>,
     store: Arc<dyn ObjectStore>,
     options: RenderOptions,
@@ -91,7 +87,7 @@ pub struct Renderer {
 
 impl Renderer {
     /// Renders run on `pool`'s threads.
-    pub fn new(
+    pub(crate) fn new(
         metadata: Arc<dyn MetadataStore>,
         store: Arc<dyn ObjectStore>,
         options: RenderOptions,
@@ -110,8 +106,8 @@ impl Renderer {
     }
 
     /// The stored variant, if one was kept.
-    pub async fn stored(&self, file: &FileRecord, spec: &VariantSpec) -> Result<Option<Variant>, VariantError> {
-        let Some(record) = self.metadata.variant(&file.id, &spec.digest()).await? else { return Ok(None) };
+    pub async fn stored(&self, key: &VariantKey) -> Result<Option<Variant>, VariantError> {
+        let Some(record) = self.metadata.variant(&key.file_id, &key.digest).await? else { return Ok(None) };
         Ok(self.store.get(&record.object_key).await?.map(|bytes| Variant { bytes, content_type: record.content_type }))
     }
 
@@ -125,7 +121,7 @@ impl Renderer {
     ) -> Result<Variant, VariantError> {
         let source =
             self.store.get(&file.object_key).await?.ok_or_else(|| VariantError::OriginalMissing(file.id.clone()))?;
-        let (transform, target, options, times) = (spec.transform, spec.target, self.options, self.times.clone());
+        let (transform, target, options, times) = (*spec.transform(), spec.target(), self.options, self.times.clone());
         let rendered = self
             .pool
             .run(priority, move || {
@@ -146,20 +142,14 @@ impl Renderer {
 
     /// Keeps a rendered variant in the store and records it. Idempotent: a variant recorded already, or a
     /// file deleted meanwhile, leaves no object behind.
-    pub async fn persist(
-        &self,
-        file: &FileRecord,
-        spec: &VariantSpec,
-        variant: &Variant,
-        now_ms: i64,
-    ) -> Result<(), VariantError> {
-        let digest = spec.digest();
-        let key = ObjectKey::variant(&file.id, &digest);
+    pub async fn persist(&self, key: &VariantKey, variant: &Variant, now_ms: i64) -> Result<(), VariantError> {
+        let (file_id, digest) = (&key.file_id, key.digest.clone());
+        let key: ObjectKey = key.object_key();
         // Noted first, so a crash between the put and the record leaves nothing the sweep cannot find.
         self.metadata.begin_object(key.as_str(), now_ms).await?;
         self.store.put(&key, variant.bytes.clone(), &variant.content_type).await?;
         let record = VariantRecord {
-            file_id: file.id.clone(),
+            file_id: file_id.clone(),
             digest,
             object_key: key.clone(),
             content_type: variant.content_type.clone(),
@@ -167,22 +157,11 @@ impl Renderer {
         };
         if !self.metadata.put_variant(&record, now_ms).await? {
             // Already recorded (same key, same bytes: keep it) or the file is gone (remove it).
-            if self.metadata.file_by_id(&file.id).await?.is_none() {
+            if self.metadata.file_by_id(file_id).await?.is_none() {
                 self.store.delete(&key).await?;
             }
         }
         self.metadata.end_object(key.as_str()).await?;
         Ok(())
-    }
-
-    /// Renders and keeps a variant unless it is kept already (the `RenderVariant` job). Returns whether it
-    /// rendered.
-    pub async fn ensure(&self, file: &FileRecord, spec: &VariantSpec, now_ms: i64) -> Result<bool, VariantError> {
-        if self.metadata.variant(&file.id, &spec.digest()).await?.is_some() {
-            return Ok(false);
-        }
-        let variant = self.render(file, spec, Priority::Background).await?;
-        self.persist(file, spec, &variant, now_ms).await?;
-        Ok(true)
     }
 }

@@ -1,0 +1,19 @@
+//! Variants, the transformed images of a file, as one concern: what a variant is (`VariantSpec`, named by
+//! `VariantKey`), where it is found (memory, the object store), how it is made (the pipeline on the
+//! `RenderPool`'s threads, requests before jobs, behind `RenderAdmission`) and how it is made once
+//! (`RenderFlight`). Requests call `Variants::get`, jobs `Variants::ensure`; the HTTP layer and the worker
+//! know nothing else of rendering.
+
+mod admission;
+mod flight;
+mod render_pool;
+mod renderer;
+mod spec;
+mod variants;
+
+pub use admission::RenderAdmission;
+pub use flight::{Claim, FlightError, Held, LocalFlight, RenderFlight};
+pub use render_pool::{PoolError, Priority, RenderPool};
+pub use renderer::{RenderTimes, Variant, VariantError};
+pub use spec::{VariantKey, VariantSpec};
+pub use variants::{VariantStats, Variants};

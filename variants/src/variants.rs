@@ -1,0 +1,293 @@
+//! `Variants`, the one way to a variant: `get` for a request (memory, else the store, else rendered now and
+//! kept in the background) and `ensure` for a job (rendered and kept unless it is kept already). Both claim
+//! the variant through the `RenderFlight` before rendering, so a request and a job for the same variant,
+//! here or on another node, render it once. The memory cache is a byte-bounded LRU keyed by `VariantKey`;
+//! concurrent requests for one key share one load (`try_get_with`). Requests render after a turn from
+//! `RenderAdmission`; jobs are bounded by the worker count instead, and render after any request.
+
+use std::{
+    sync::{
+        Arc,
+        atomic::{AtomicU64, Ordering},
+    },
+    time::Duration,
+};
+
+use moka::future::Cache;
+use shutterbox_metadata::{FileRecord, MetadataStore};
+use shutterbox_model::clock::now_ms;
+use shutterbox_pipeline::RenderOptions;
+use shutterbox_storage::ObjectStore;
+
+use crate::{
+    admission::RenderAdmission,
+    flight::{Claim, Held, LocalFlight, RenderFlight},
+    render_pool::{Priority, RenderPool},
+    renderer::{RenderTimes, Renderer, Variant, VariantError},
+    spec::{VariantKey, VariantSpec},
+};
+
+/// Longest wait for someone else's render of a variant before rendering it here.
+const CLAIM_WAIT: Duration = Duration::from_secs(30);
+
+/// Counters exported on `/metrics`.
+#[derive(Debug, Default)]
+pub struct VariantStats {
+    /// Renders made by this process for requests (jobs count theirs in `JobStats`).
+    pub renders: AtomicU64,
+    /// Variants read back from the object store on a memory miss.
+    pub stored_hits: AtomicU64,
+    pub hits: AtomicU64,
+    pub misses: AtomicU64,
+}
+
+/// The variants of every file: cached, stored, rendered once.
+#[derive(Clone)]
+pub struct Variants {
+    cache: Cache<VariantKey, Arc<Variant>>,
+    renderer: Renderer,
+    flight: Arc<dyn RenderFlight>,
+    admission: RenderAdmission,
+    stats: Arc<VariantStats>,
+}
+
+/// Whether the caller renders, holding the claim when it got one, or someone else rendered meanwhile.
+enum Turn {
+    Render(Option<Held>),
+    Waited,
+}
+
+impl Variants {
+    /// Renders on `pool`'s threads with `options`; no memory cache, claims within this process only, and
+    /// one render at a time for requests until the `with_*` methods say otherwise.
+    pub fn new(
+        metadata: Arc<dyn MetadataStore>,
+        store: Arc<dyn ObjectStore>,
+        options: RenderOptions,
+        pool: RenderPool,
+    ) -> Self {
+        Self {
+            cache: memory(0),
+            renderer: Renderer::new(metadata, store, options, pool),
+            flight: Arc::new(LocalFlight::default()),
+            admission: RenderAdmission::new(1, 0),
+            stats: Arc::default(),
+        }
+    }
+
+    /// Keeps up to `max_bytes` of variants in memory.
+    pub fn with_memory(mut self, max_bytes: u64) -> Self {
+        self.cache = memory(max_bytes);
+        self
+    }
+
+    /// Claims renders through `flight` (Redis leases in distributed mode) instead of this process alone.
+    pub fn with_flight(mut self, flight: Arc<dyn RenderFlight>) -> Self {
+        self.flight = flight;
+        self
+    }
+
+    /// How many renders requests may run and queue (`SHUTTERBOX_RENDER_CONCURRENCY`, `…_QUEUE`).
+    pub fn with_admission(mut self, admission: RenderAdmission) -> Self {
+        self.admission = admission;
+        self
+    }
+
+    pub fn stats(&self) -> &VariantStats {
+        &self.stats
+    }
+
+    /// Renders running or waiting, and renders turned away (for `/metrics`).
+    pub fn admission(&self) -> &RenderAdmission {
+        &self.admission
+    }
+
+    /// Render times of every render, requests' and jobs' alike.
+    pub fn times(&self) -> &RenderTimes {
+        self.renderer.times()
+    }
+
+    /// The variant `spec` of `file` for a request: from memory, else the store, else rendered now (the
+    /// response does not wait for it to be stored). `Overloaded` when no render turn is free.
+    pub async fn get(&self, file: &FileRecord, spec: &VariantSpec) -> Result<Arc<Variant>, Arc<VariantError>> {
+        let key = spec.key(&file.id);
+        if let Some(hit) = self.cache.get(&key).await {
+            self.stats.hits.fetch_add(1, Ordering::Relaxed);
+            return Ok(hit);
+        }
+        self.stats.misses.fetch_add(1, Ordering::Relaxed);
+        self.cache.try_get_with(key.clone(), self.load(key, file, spec)).await
+    }
+
+    async fn load(&self, key: VariantKey, file: &FileRecord, spec: &VariantSpec) -> Result<Arc<Variant>, VariantError> {
+        if let Some(stored) = self.stored(&key).await? {
+            return Ok(stored);
+        }
+        // A turn before the claim, so a refused request holds no claim.
+        let _slot = self.admission.admit().await.map_err(|_| VariantError::Overloaded)?;
+        let held = match self.turn(&key).await {
+            Turn::Render(held) => held,
+            Turn::Waited => match self.stored(&key).await? {
+                Some(stored) => return Ok(stored),
+                None => None,
+            },
+        };
+        self.stats.renders.fetch_add(1, Ordering::Relaxed);
+        let rendered = self.renderer.render(file, spec, Priority::Request).await;
+        let (renderer, kept) = (self.renderer.clone(), rendered.as_ref().ok().cloned());
+        tokio::spawn(async move {
+            if let Some(kept) = kept
+                && let Err(e) = renderer.persist(&key, &kept, now_ms()).await
+            {
+                // Still served from memory and rendered again when needed; nothing is lost.
+                tracing::warn!(error = %e, variant = %key, "could not keep a rendered variant");
+            }
+            // Ended once the variant is stored (or the render failed), so whoever waits finds it.
+            if let Some(held) = held {
+                held.release().await;
+            }
+        });
+        Ok(Arc::new(rendered?))
+    }
+
+    /// Renders and keeps the variant `spec` of `file` unless it is kept already (a job). Returns whether
+    /// it rendered.
+    pub async fn ensure(&self, file: &FileRecord, spec: &VariantSpec) -> Result<bool, VariantError> {
+        let key = spec.key(&file.id);
+        if self.recorded(&key).await? {
+            return Ok(false);
+        }
+        let held = match self.turn(&key).await {
+            Turn::Render(held) => held,
+            Turn::Waited if self.recorded(&key).await? => return Ok(false),
+            Turn::Waited => None,
+        };
+        let kept = async {
+            let variant = self.renderer.render(file, spec, Priority::Background).await?;
+            self.renderer.persist(&key, &variant, now_ms()).await
+        }
+        .await;
+        if let Some(held) = held {
+            held.release().await;
+        }
+        kept.map(|()| true)
+    }
+
+    /// Forgets every variant of a file held in memory (on delete).
+    pub fn forget(&self, file_id: &str) {
+        let file_id = file_id.to_owned();
+        if let Err(e) = self.cache.invalidate_entries_if(move |key, _| key.file_id == file_id) {
+            tracing::warn!(error = %e, "could not drop a deleted file's cached variants");
+        }
+    }
+
+    /// Claims the variant, or waits for whoever holds its claim.
+    async fn turn(&self, key: &VariantKey) -> Turn {
+        match self.flight.claim(key).await {
+            Ok(Claim::Mine(held)) => Turn::Render(Some(held)),
+            Ok(Claim::Elsewhere) => {
+                self.flight.wait(key, CLAIM_WAIT).await;
+                Turn::Waited
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, variant = %key, "rendering without a claim");
+                Turn::Render(None)
+            }
+        }
+    }
+
+    async fn stored(&self, key: &VariantKey) -> Result<Option<Arc<Variant>>, VariantError> {
+        let stored = self.renderer.stored(key).await?;
+        if stored.is_some() {
+            self.stats.stored_hits.fetch_add(1, Ordering::Relaxed);
+        }
+        Ok(stored.map(Arc::new))
+    }
+
+    async fn recorded(&self, key: &VariantKey) -> Result<bool, VariantError> {
+        Ok(self.renderer.metadata().variant(&key.file_id, &key.digest).await?.is_some())
+    }
+}
+
+fn memory(max_bytes: u64) -> Cache<VariantKey, Arc<Variant>> {
+    Cache::builder()
+        .max_capacity(max_bytes)
+        .weigher(|_key: &VariantKey, variant: &Arc<Variant>| u32::try_from(variant.bytes.len()).unwrap_or(u32::MAX))
+        .support_invalidation_closures()
+        .build()
+}
+
+#[cfg(test)]
+mod tests {
+    use bytes::Bytes;
+    use shutterbox_metadata::{ConfirmOutcome, NewFile, PendingUpload, SqlMetadata};
+    use shutterbox_model::{AccountName, FileKind, ObjectKey};
+    use shutterbox_pipeline::{OutputFormat, Target, Transform, samples};
+    use shutterbox_storage::LocalStore;
+
+    use super::*;
+
+    async fn setup(dir: &tempfile::TempDir) -> (Variants, FileRecord) {
+        let metadata = Arc::new(SqlMetadata::open_sqlite(&dir.path().join("meta.db")).await.unwrap());
+        let store = Arc::new(LocalStore::open(dir.path(), "http://x/storage".into()).await.unwrap());
+        let jpeg = samples::sample(samples::SampleKind::Jpeg420, 640, 480, 1).unwrap();
+        let file = file_record(metadata.as_ref(), store.as_ref(), jpeg).await;
+        let variants = Variants::new(metadata, store, RenderOptions::default(), RenderPool::new(2).unwrap())
+            .with_memory(1 << 20)
+            .with_admission(RenderAdmission::new(2, 8));
+        (variants, file)
+    }
+
+    /// A confirmed file of account `default` holding `bytes`, the way confirm makes one.
+    async fn file_record(metadata: &dyn MetadataStore, store: &dyn ObjectStore, bytes: Vec<u8>) -> FileRecord {
+        let account = AccountName::parse("default").unwrap();
+        let owner = metadata.ensure_account(&account, 0).await.unwrap();
+        let id = "0190a0a0-0000-7000-8000-000000000001".to_owned();
+        let object_key = ObjectKey::original(&id);
+        store.put(&object_key, Bytes::from(bytes.clone()), "image/jpeg").await.unwrap();
+        let pending = PendingUpload {
+            id: "0190a0a0-0000-7000-8000-000000000002".into(),
+            account_id: owner.id.clone(),
+            object_key: ObjectKey::pending("0190a0a0-0000-7000-8000-000000000002"),
+            name: "photo.jpg".into(),
+            folder: None,
+            declared_type: "image/jpeg".into(),
+            size: bytes.len() as u64,
+            expires_at_ms: i64::MAX,
+            created_at_ms: 0,
+            file_id: None,
+        };
+        metadata.create_pending(&pending).await.unwrap();
+        let new = NewFile {
+            id,
+            account_id: owner.id,
+            path: pending.stored_path(&account).unwrap(),
+            object_key,
+            raw_type: "image/jpeg".into(),
+            kind: FileKind::Image,
+            size: bytes.len() as u64,
+            now_ms: 0,
+        };
+        match metadata.confirm_pending(&pending.id, new).await.unwrap() {
+            ConfirmOutcome::Created(file) => file,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[tokio::test]
+    async fn a_request_and_a_job_for_one_variant_render_it_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let (variants, file) = setup(&dir).await;
+        let spec = VariantSpec::new(Transform::from_query("w=100").unwrap(), Target::Format(OutputFormat::Webp));
+        for _ in 0..4 {
+            let (got, ensured) = tokio::join!(variants.get(&file, &spec), variants.ensure(&file, &spec));
+            got.unwrap();
+            ensured.unwrap();
+        }
+        assert_eq!(variants.times().count("webp", "ok"), 1);
+        variants.forget(&file.id);
+        let again = variants.get(&file, &spec).await.unwrap();
+        assert_eq!(again.content_type, "image/webp");
+        assert_eq!(variants.times().count("webp", "ok"), 1, "read back from the store, not rendered");
+    }
+}
