@@ -7,10 +7,11 @@ mod warm;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use shutterbox_api::{
-    Application, BackendConfig, Config, keys, open_metadata,
+use shutterbox::{
+    Application, BackendConfig, Config, open_metadata,
     worker_process::{WorkerConfig, WorkerProcess},
 };
+use shutterbox_api::keys;
 use shutterbox_model::{AccountName, Scope};
 
 #[global_allocator]

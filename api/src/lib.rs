@@ -3,12 +3,8 @@
 //! backends only through the `MetadataStore` and `ObjectStore` traits.
 
 pub mod allow;
-pub mod app;
 pub mod auth;
-pub mod backends;
 pub mod body;
-pub mod config;
-pub mod coordination;
 pub mod error;
 mod examples;
 pub mod file_object;
@@ -21,12 +17,9 @@ pub mod routes;
 pub mod server;
 pub mod state;
 pub mod telemetry;
-pub mod worker_process;
 
-pub use app::{Application, StartError};
-pub use backends::open_metadata;
-pub use config::{BackendConfig, Config};
 pub use rate_limit::RateLimitSpec;
+pub use routes::router;
 
 /// Reads fail points from `FAILPOINTS` in builds with the `failpoints` feature (the test suite's); does
 /// nothing otherwise. Called once, at the start of the process.

@@ -42,12 +42,12 @@ impl FromStr for RateLimitSpec {
 
 impl RateLimitSpec {
     /// Start of the window `now` falls in (windows are aligned to multiples of their length).
-    pub(crate) fn window_start(&self, now: u64) -> u64 {
+    pub fn window_start(&self, now: u64) -> u64 {
         now - now % self.window_secs
     }
 
     /// The verdict on a request that makes `used` requests in the window of `now`.
-    pub(crate) fn decide(&self, used: u64, now: u64) -> RateDecision {
+    pub fn decide(&self, used: u64, now: u64) -> RateDecision {
         RateDecision {
             allowed: used <= self.requests,
             limit: self.requests,
@@ -119,7 +119,8 @@ impl InProcessLimiter {
         Self { spec, windows: Mutex::new(HashMap::new()) }
     }
 
-    pub(crate) fn check_at(&self, bucket: &str, now: u64) -> RateDecision {
+    /// The verdict on one more request of `bucket` at Unix second `now`.
+    pub fn check_at(&self, bucket: &str, now: u64) -> RateDecision {
         let window_start = self.spec.window_start(now);
         let mut windows = self.windows.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         if windows.len() > PRUNE_ABOVE {

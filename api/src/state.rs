@@ -2,18 +2,24 @@
 
 use std::sync::Arc;
 
+use async_trait::async_trait;
 use poem::http::HeaderValue;
 
 use shutterbox_metadata::MetadataStore;
-use shutterbox_queue::{Job, JobQueue};
+use shutterbox_queue::{Job, JobQueue, JobStats};
 use shutterbox_storage::{ObjectKey, ObjectStore};
 use shutterbox_variants::Variants;
-use shutterbox_worker::JobStats;
 
-use crate::{
-    coordination::Invalidations, lookup::PathLookup, rate_limit::RateLimiter, responses::ResponseCache,
-    telemetry::HttpMetrics,
-};
+use crate::{lookup::PathLookup, rate_limit::RateLimiter, responses::ResponseCache, telemetry::HttpMetrics};
+
+/// Tells the other API nodes that a file was deleted, so that none serves it from memory afterwards
+/// (distributed mode: Redis pub/sub, in the binary's `coordination`).
+#[async_trait]
+pub trait DeletionBroadcast: Send + Sync {
+    /// Returns once every node reached has forgotten the file, or a bound has passed; never fails the
+    /// delete (the nodes' caches expire by themselves).
+    async fn file_deleted(&self, file_id: &str);
+}
 
 /// Settings resolved at start-up (addresses are final once the listener is bound).
 #[derive(Debug, Clone)]
@@ -36,8 +42,8 @@ pub struct AppState {
     pub store: Arc<dyn ObjectStore>,
     pub limiter: Arc<dyn RateLimiter>,
     pub queue: Arc<dyn JobQueue>,
-    /// Deletions told to the other API nodes (distributed mode).
-    pub invalidations: Option<Invalidations>,
+    /// The other API nodes, told of deletions (distributed mode).
+    pub peers: Option<Arc<dyn DeletionBroadcast>>,
     pub variants: Variants,
     /// Public paths already resolved to files.
     pub paths: PathLookup,
@@ -60,8 +66,8 @@ impl AppState {
     /// A file was deleted: this node forgets it, and so does every other node (distributed mode).
     pub async fn file_deleted(&self, file_id: &str) {
         self.forget_file(file_id);
-        if let Some(invalidations) = &self.invalidations {
-            invalidations.publish(file_id).await;
+        if let Some(peers) = &self.peers {
+            peers.file_deleted(file_id).await;
         }
     }
 

@@ -12,7 +12,7 @@
 mod in_process;
 mod redis;
 
-use std::time::Duration;
+use std::{sync::atomic::AtomicU64, time::Duration};
 
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
@@ -74,6 +74,19 @@ impl Job {
     pub fn from_json(text: &str) -> Result<Self, serde_json::Error> {
         serde_json::from_str(text)
     }
+}
+
+/// Job outcomes of one process's workers, counted for `/metrics`.
+#[derive(Debug, Default)]
+pub struct JobStats {
+    /// Jobs that succeeded.
+    pub done: AtomicU64,
+    /// Failed attempts handed back for a retry.
+    pub retried: AtomicU64,
+    /// Jobs dropped because they cannot succeed.
+    pub dropped: AtomicU64,
+    /// Variants rendered by jobs (a job finding its variant kept already renders nothing).
+    pub renders: AtomicU64,
 }
 
 /// A job handed to a worker, with how many times it has been tried before.

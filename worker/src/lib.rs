@@ -6,16 +6,13 @@
 pub mod sweeper;
 
 use std::{
-    sync::{
-        Arc,
-        atomic::{AtomicU64, Ordering},
-    },
+    sync::{Arc, atomic::Ordering},
     time::Duration,
 };
 
 use shutterbox_metadata::{MetadataError, MetadataStore, WarmItemState};
 use shutterbox_model::clock::now_ms;
-use shutterbox_queue::{Delivery, Job, JobQueue, RetryOutcome};
+use shutterbox_queue::{Delivery, Job, JobQueue, JobStats, RetryOutcome};
 use shutterbox_storage::{ObjectKey, ObjectStore, StoreError};
 use shutterbox_variants::{VariantError, Variants};
 pub use sweeper::{SweepReport, Sweeper};
@@ -47,19 +44,6 @@ impl JobError {
 /// Backoff before attempt `attempt + 1`: 1 s, 2 s, 4 s … capped at one minute.
 pub fn backoff(attempt: u32, base: Duration) -> Duration {
     base.saturating_mul(1 << attempt.saturating_sub(1).min(16)).min(Duration::from_secs(60))
-}
-
-/// Job outcomes, counted for `/metrics`.
-#[derive(Debug, Default)]
-pub struct JobStats {
-    /// Jobs that succeeded.
-    pub done: AtomicU64,
-    /// Failed attempts handed back for a retry.
-    pub retried: AtomicU64,
-    /// Jobs dropped because they cannot succeed.
-    pub dropped: AtomicU64,
-    /// Variants rendered by jobs (a job finding its variant kept already renders nothing).
-    pub renders: AtomicU64,
 }
 
 #[derive(Clone)]

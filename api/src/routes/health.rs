@@ -4,8 +4,7 @@
 use poem::{handler, http::StatusCode, web::Data, web::Json};
 use serde_json::{Value, json};
 
-use shutterbox_queue::JobQueue;
-use shutterbox_worker::JobStats;
+use shutterbox_queue::{JobQueue, JobStats};
 
 use crate::state::AppState;
 

@@ -11,7 +11,7 @@ use std::{
 
 use reqwest::{Client, RequestBuilder, Response, StatusCode};
 use serde_json::{Value, json};
-use shutterbox_api::{Application, Config, open_metadata};
+use shutterbox::{Application, Config, open_metadata};
 use shutterbox_model::{AccountName, Scope};
 use tempfile::TempDir;
 use tokio::{net::TcpListener, sync::oneshot, task::JoinHandle};

@@ -9,7 +9,7 @@ use std::{
 
 use reqwest::{Client, Response, StatusCode};
 use serde_json::{Value, json};
-use shutterbox_api::Config;
+use shutterbox::Config;
 
 /// Starts `shutterbox worker` as an operator would, with no address of its own (`listen`, when given, is
 /// its SHUTTERBOX_WORKER_LISTEN), reads from its log where it serves `/healthz` and `/metrics`, and waits

@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use async_trait::async_trait;
 
 use super::{CoordinationError, RedisBackend};
-use crate::rate_limit::{InProcessLimiter, RateDecision, RateLimitSpec, RateLimiter, unix_now};
+use shutterbox_api::rate_limit::{InProcessLimiter, RateDecision, RateLimitSpec, RateLimiter, unix_now};
 
 /// Fixed windows counted in Redis, so every API node shares one count per key. A window's counter is
 /// `<prefix>:ratelimit:<bucket>:<window start>`, incremented and given its expiry in one Lua script (atomic:

@@ -3,7 +3,17 @@
 
 use std::{io, sync::Arc, time::Duration};
 
-use poem::{EndpointExt, IntoEndpoint, IntoResponse, Route, endpoint::make_sync, http::HeaderValue, web::Html};
+use poem::http::HeaderValue;
+use shutterbox_api::{
+    keys::{self, MintedKey},
+    lookup::PathLookup,
+    rate_limit::{InProcessLimiter, RateLimiter},
+    responses::ResponseCache,
+    routes::router,
+    server,
+    state::{AppState, DeletionBroadcast, Settings},
+    telemetry::HttpMetrics,
+};
 use shutterbox_metadata::MetadataStore;
 use shutterbox_model::{AccountName, Scope};
 use shutterbox_pipeline::RenderOptions;
@@ -13,18 +23,8 @@ use tokio::{net::TcpListener, sync::watch};
 
 use crate::{
     backends::{open_metadata, open_queue, open_store},
-    config::Config,
+    config::{BackendConfig, Config},
     coordination::{Invalidations, RedisLimiter, RenderLeases},
-    error::envelope,
-    keys::{self, MintedKey},
-    lookup::PathLookup,
-    openapi,
-    rate_limit::{InProcessLimiter, RateLimiter},
-    responses::ResponseCache,
-    routes::{delivery, health, storage, thumbnail},
-    server,
-    state::{AppState, Settings},
-    telemetry::{HttpMetrics, observe},
 };
 
 #[derive(Debug, thiserror::Error)]
@@ -56,7 +56,7 @@ pub(crate) struct SweepSchedule {
 }
 
 impl SweepSchedule {
-    pub fn of(backend: &crate::config::BackendConfig) -> Self {
+    pub fn of(backend: &BackendConfig) -> Self {
         Self {
             interval: Duration::from_secs(backend.sweep_interval_secs.max(1)),
             grace: Duration::from_secs(backend.sweep_grace_secs),
@@ -70,6 +70,8 @@ pub struct Application {
     port: u16,
     public_url: String,
     state: AppState,
+    /// Deletions heard from the other API nodes (distributed mode).
+    invalidations: Option<Invalidations>,
     workers: usize,
     retry_base: Duration,
     job_drain: Duration,
@@ -122,13 +124,14 @@ impl Application {
         }
         let http_metrics = HttpMetrics::new();
         http_metrics.register(variants.times().collector());
+        let invalidations = queue.redis.clone().map(Invalidations::new);
         let state = AppState {
             settings: Arc::new(settings),
             metadata,
             store,
             limiter,
             queue: queue.queue,
-            invalidations: queue.redis.clone().map(Invalidations::new),
+            peers: invalidations.clone().map(|i| Arc::new(i) as Arc<dyn DeletionBroadcast>),
             variants,
             paths: PathLookup::default(),
             // A quarter of the variant memory: the hot responses, sharing the variant cache's bytes.
@@ -141,6 +144,7 @@ impl Application {
             port: local.port(),
             public_url,
             state,
+            invalidations,
             workers: config.workers,
             retry_base: Duration::from_millis(config.backend.job_retry_base_ms.max(1)),
             job_drain: Duration::from_secs(config.backend.job_drain_secs),
@@ -186,12 +190,9 @@ impl Application {
         });
         // The invalidation listener stops once no request is served any more.
         let (stop, stopping) = watch::channel(false);
-        let listener = self
-            .state
-            .invalidations
-            .clone()
-            .map(|invalidations| tokio::spawn(invalidations.listen(self.state.clone(), stopping)));
-        let app = routes(self.state);
+        let listener =
+            self.invalidations.map(|invalidations| tokio::spawn(invalidations.listen(self.state.clone(), stopping)));
+        let app = router(self.state);
         let shutdown = async move {
             shutdown.await;
             let _ = stop_jobs.send(true);
@@ -209,39 +210,6 @@ impl Application {
         }
         served
     }
-}
-
-fn routes(state: AppState) -> impl poem::Endpoint {
-    let metrics = state.http_metrics.clone();
-    let api = Arc::new(openapi::service().into_endpoint());
-    let spec = openapi::spec_json();
-    let docs = openapi::swagger_ui_html();
-    let v1 = Route::new()
-        .at("/openapi.json", make_sync(move |_| spec.clone().with_content_type("application/json; charset=utf-8")))
-        .at(
-            "/docs",
-            make_sync({
-                let docs = docs.clone();
-                move |_| Html(docs.clone())
-            }),
-        )
-        .at("/docs/", make_sync(move |_| Html(docs.clone())))
-        // The documented POST under /file/ must win over the public delivery wildcard beside it.
-        .at("/file/:id/transform-url", api.clone())
-        .at("/files/:id/thumbnail", thumbnail::thumbnail)
-        .at("/file/*path", delivery::deliver_file)
-        .at("/raw/*path", delivery::deliver_raw)
-        .nest("/", api);
-    Route::new()
-        .nest("/v1", v1)
-        .at("/storage/*key", storage::put)
-        .at("/healthz", health::live)
-        .at("/readyz", health::ready)
-        .at("/metrics", health::metrics)
-        .data(state)
-        .around(envelope)
-        // Outermost, so it sees the final status and every response carries the request id.
-        .around(move |endpoint, request| observe(endpoint, metrics.clone(), request))
 }
 
 /// On the first start (no account at all) creates account `default` with a secret key.

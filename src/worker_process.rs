@@ -6,10 +6,11 @@
 use std::{io, net::SocketAddr, sync::Arc, time::Duration};
 
 use poem::{EndpointExt, Route, handler, web::Data};
+use shutterbox_api::{routes::health, server};
 use shutterbox_pipeline::RenderOptions;
-use shutterbox_queue::JobQueue;
+use shutterbox_queue::{JobQueue, JobStats};
 use shutterbox_variants::{RenderPool, RenderTimes, Variants};
-use shutterbox_worker::{JobStats, Sweeper, Worker};
+use shutterbox_worker::{Sweeper, Worker};
 use tokio::{net::TcpListener, sync::watch};
 
 use crate::{
@@ -17,8 +18,6 @@ use crate::{
     backends::{open_metadata, open_queue, open_store},
     config::BackendConfig,
     coordination::RenderLeases,
-    routes::health,
-    server,
 };
 
 /// Everything `worker` needs.

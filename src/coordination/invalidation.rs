@@ -7,11 +7,12 @@
 
 use std::time::{Duration, Instant};
 
+use async_trait::async_trait;
 use futures_util::StreamExt;
+use shutterbox_api::state::{AppState, DeletionBroadcast};
 use tokio::sync::watch;
 
 use super::{CoordinationError, RedisBackend};
-use crate::state::AppState;
 
 /// Longest wait for the other nodes to confirm they forgot a deleted file.
 const ACK_WAIT: Duration = Duration::from_secs(1);
@@ -115,5 +116,12 @@ impl Invalidations {
             }
         }
         Err(redis::RedisError::from((redis::ErrorKind::Io, "the subscription ended")))
+    }
+}
+
+#[async_trait]
+impl DeletionBroadcast for Invalidations {
+    async fn file_deleted(&self, file_id: &str) {
+        self.publish(file_id).await;
     }
 }

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use crate::rate_limit::RateLimitSpec;
+use shutterbox_api::rate_limit::RateLimitSpec;
 
 /// Where metadata, objects and jobs live. Every backend is embedded unless its setting is given:
 /// `SHUTTERBOX_DATABASE_URL=postgres://…` selects PostgreSQL, `SHUTTERBOX_REDIS_URL` the Redis job queue,

@@ -1,0 +1,14 @@
+//! The composition root: configuration (`config`), the backends it names (`backends`), Redis
+//! coordination in distributed mode (`coordination`), and the two processes assembled from them: the API
+//! server with its in-process workers (`app`) and the worker process (`worker_process`). Only this crate
+//! knows which backends run; `shutterbox-api` serves the traits and `shutterbox-worker` runs jobs over them.
+
+pub mod app;
+pub mod backends;
+pub mod config;
+pub mod coordination;
+pub mod worker_process;
+
+pub use app::{Application, StartError};
+pub use backends::open_metadata;
+pub use config::{BackendConfig, Config};
