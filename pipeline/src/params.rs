@@ -486,9 +486,8 @@ mod tests {
     }
 
     fn format_strategy() -> impl Strategy<Value = Option<Format>> {
-        prop::sample::select(vec!["jpeg", "png", "webp", "avif", "gif", "tiff", "bmp", "auto"])
-            .prop_map(|name| Format::parse(name))
-            .prop_union(Just(None).boxed())
+        let names = vec!["jpeg", "png", "webp", "avif", "gif", "tiff", "bmp", "auto"];
+        prop::option::of(prop::sample::select(names).prop_map(|name| Format::parse(name).unwrap()))
     }
 
     fn transform_strategy() -> impl Strategy<Value = Transform> {
