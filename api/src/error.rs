@@ -16,7 +16,7 @@ use shutterbox_metadata::MetadataError;
 use shutterbox_storage::StoreError;
 use shutterbox_variants::VariantError;
 
-use crate::rate_limit::RateLimitSlot;
+use crate::{operations::ConfirmError, rate_limit::RateLimitSlot};
 
 /// The error body of every failed request.
 #[derive(Debug, Clone, Object)]
@@ -118,6 +118,20 @@ impl From<&StoreError> for ApiError {
         match e {
             StoreError::Unavailable(_) => Self::unavailable("the object store", e),
             other => Self::internal(other),
+        }
+    }
+}
+
+impl From<ConfirmError> for ApiError {
+    fn from(e: ConfirmError) -> Self {
+        match e {
+            ConfirmError::UnknownUpload | ConfirmError::FileDeleted => Self::not_found(e.to_string()),
+            ConfirmError::Expired | ConfirmError::NotArrived | ConfirmError::SizeMismatch { .. } => {
+                Self::bad_request(e.to_string())
+            }
+            ConfirmError::Metadata(e) => e.into(),
+            ConfirmError::Store(e) => e.into(),
+            ConfirmError::Corrupt(detail) => Self::internal(detail),
         }
     }
 }

@@ -11,6 +11,7 @@ pub mod file_object;
 pub mod keys;
 pub mod lookup;
 pub mod openapi;
+pub mod operations;
 pub mod rate_limit;
 pub mod responses;
 pub mod routes;

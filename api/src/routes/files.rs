@@ -9,7 +9,7 @@ use poem_openapi::{
 use shutterbox_model::{Operation, clock::now_ms};
 
 use super::ApiTags;
-use crate::{auth::Caller, error::ApiError, file_object::FileObject, state::AppState};
+use crate::{auth::Caller, error::ApiError, file_object::FileObject, operations, state::AppState};
 
 #[derive(Debug, Object)]
 #[oai(example, rename_all = "camelCase")]
@@ -102,17 +102,9 @@ impl FilesApi {
         id: Path<String>,
     ) -> Result<Json<Message>, ApiError> {
         caller.require(Operation::Delete)?;
-        let deleted = state
-            .metadata
-            .delete_file(&caller.account_id, &id)
+        operations::delete(&state, &caller.account_id, &id)
             .await?
             .ok_or_else(|| ApiError::not_found("no file with this id"))?;
-        state.file_deleted(&deleted.file.id).await;
-        // The records are gone, so the file is already unreachable; the bytes go now or by a retried job.
-        let keys = std::iter::once(&deleted.file.object_key).chain(deleted.variants.iter().map(|v| &v.object_key));
-        for key in keys {
-            state.discard(key).await;
-        }
         Ok(Json(Message { message: "File deleted".into() }))
     }
 }

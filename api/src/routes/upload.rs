@@ -6,13 +6,20 @@ use std::time::Duration;
 use poem::web::Data;
 use poem_openapi::{Object, OpenApi, payload::Json};
 use serde::Deserialize;
-use shutterbox_metadata::{ConfirmOutcome, NewFile, PendingUpload};
-use shutterbox_model::{AccountName, FileName, FolderPath, Operation, clock::now_ms, sniff};
-use shutterbox_storage::{ObjectKey, read_head};
+use shutterbox_metadata::PendingUpload;
+use shutterbox_model::{FileName, FolderPath, Operation, clock::now_ms, sniff};
+use shutterbox_storage::ObjectKey;
 use uuid::Uuid;
 
-use super::{ApiTags, thumbnail};
-use crate::{auth::Caller, body::JsonBody, error::ApiError, file_object::FileObject, state::AppState};
+use super::ApiTags;
+use crate::{
+    auth::Caller,
+    body::JsonBody,
+    error::ApiError,
+    file_object::FileObject,
+    operations::{self, Confirmed},
+    state::AppState,
+};
 
 /// What is about to be uploaded.
 #[derive(Debug, Object, Deserialize)]
@@ -131,127 +138,14 @@ impl UploadApi {
         body: JsonBody<ConfirmRequest>,
     ) -> Result<Json<ConfirmResponse>, ApiError> {
         caller.require(Operation::Confirm)?;
-        let not_found = || ApiError::not_found("no pending upload with this pendingUploadId");
-        let pending = state
-            .metadata
-            .pending(&body.0.pending_upload_id)
-            .await?
-            .filter(|p| p.account_id == caller.account_id)
-            .ok_or_else(not_found)?;
         let now = now_ms();
-        if let Some(file_id) = &pending.file_id {
-            return already_confirmed(&state, &caller, file_id, now).await;
-        }
-        let pending_key = pending.object_key.clone();
-        if now > pending.expires_at_ms {
-            state.discard(&pending_key).await;
-            return Err(ApiError::bad_request(
-                "this upload expired before it was confirmed; request a new upload URL with /upload/presign",
-            ));
-        }
-        // The size and the leading bytes in one round trip's time (two requests at once to an S3 store).
-        let (info, head) = tokio::join!(
-            state.store.stat(&pending_key),
-            read_head(state.store.as_ref(), &pending_key, sniff::SNIFF_BYTES)
-        );
-        let (info, head) = match (info, head) {
-            (Ok(Some(info)), Ok(head)) => (info, head),
-            (info, head) => {
-                // A racing confirm of this upload may have just created the file and removed the object,
-                // before or between these two reads (a read cut short by the removal is a store error).
-                if let Some(file_id) = confirmed_meanwhile(&state, &pending.id).await? {
-                    return already_confirmed(&state, &caller, &file_id, now).await;
-                }
-                let Some(info) = info? else {
-                    return Err(ApiError::bad_request(
-                        "no bytes have arrived at the uploadUrl yet; PUT the file there before confirming",
-                    ));
-                };
-                (info, head?)
-            }
+        let confirmed =
+            operations::confirm(&state, &caller.account_id, &caller.account_name, &body.0.pending_upload_id, now)
+                .await?;
+        let (message, file) = match confirmed {
+            Confirmed::Created(file) => ("Upload confirmed", file),
+            Confirmed::Already(file) => ("Upload already confirmed", file),
         };
-        if info.size != pending.size {
-            state.discard(&pending_key).await;
-            return Err(ApiError::bad_request(format!(
-                "the uploaded object has {} bytes but {} were declared at presign; the object was discarded, \
-                 upload it again",
-                info.size, pending.size
-            )));
-        }
-        let head = head.unwrap_or_default();
-        let sniffed = sniff::sniff(&pending.declared_type, &head);
-        let account = AccountName::parse(&caller.account_name).map_err(ApiError::internal)?;
-        let path = pending.stored_path(&account).map_err(ApiError::internal)?;
-
-        // Each attempt copies to a key of its own; the database decides which attempt created the file, so
-        // racing confirms never share or lose an object.
-        let file_id = Uuid::now_v7().to_string();
-        let file_key = ObjectKey::original(&file_id);
-        // Noted before the copy: should this process die before the record exists, the sweep removes the
-        // copy (worker/src/sweeper.rs). Racing attempts that lose leave theirs to the sweep as well.
-        state.metadata.begin_object(file_key.as_str(), now).await?;
-        if let Err(e) = state.store.copy(&pending_key, &file_key).await {
-            // The object vanishes when a racing confirm of this upload wins: answer with its file.
-            if let Some(file_id) = confirmed_meanwhile(&state, &pending.id).await? {
-                return already_confirmed(&state, &caller, &file_id, now).await;
-            }
-            return Err(e.into());
-        }
-        // Tests stop the process here to leave exactly what a crash would (tests/api/sweep.rs).
-        fail::fail_point!("confirm-after-copy");
-        let new_file = NewFile {
-            id: file_id,
-            account_id: caller.account_id.clone(),
-            path,
-            object_key: file_key.clone(),
-            raw_type: sniffed.mime,
-            kind: sniffed.kind,
-            size: info.size,
-            now_ms: now,
-        };
-        let outcome = state.metadata.confirm_pending(&pending.id, new_file).await;
-        match outcome {
-            Ok(ConfirmOutcome::Created(file)) => {
-                if let Err(e) = state.metadata.end_object(file.object_key.as_str()).await {
-                    // The sweep finds the record and only drops the note.
-                    tracing::warn!(error = %e, "could not settle a confirmed upload's object note");
-                }
-                tokio::join!(state.discard(&pending_key), thumbnail::enqueue(&state, &file));
-                Ok(Json(ConfirmResponse {
-                    message: "Upload confirmed".into(),
-                    file: FileObject::new(file, &state.settings, now),
-                }))
-            }
-            Ok(ConfirmOutcome::AlreadyConfirmed { file_id }) => {
-                state.discard(&file_key).await;
-                already_confirmed(&state, &caller, &file_id, now).await
-            }
-            Err(e) => {
-                state.discard(&file_key).await;
-                Err(e.into())
-            }
-        }
+        Ok(Json(ConfirmResponse { message: message.into(), file: FileObject::new(file, &state.settings, now) }))
     }
-}
-
-/// The file created by a pending upload, if it has been confirmed since it was first read.
-async fn confirmed_meanwhile(state: &AppState, pending_id: &str) -> Result<Option<String>, ApiError> {
-    Ok(state.metadata.pending(pending_id).await?.and_then(|p| p.file_id))
-}
-
-async fn already_confirmed(
-    state: &AppState,
-    caller: &Caller,
-    file_id: &str,
-    now: i64,
-) -> Result<Json<ConfirmResponse>, ApiError> {
-    let file = state
-        .metadata
-        .file(&caller.account_id, file_id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("the file created by this upload has since been deleted"))?;
-    Ok(Json(ConfirmResponse {
-        message: "Upload already confirmed".into(),
-        file: FileObject::new(file, &state.settings, now),
-    }))
 }
