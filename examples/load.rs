@@ -8,8 +8,10 @@
 //! ```text
 //! cargo run --example load -- ROOT KEY SECONDS
 //! ```
-//! ROOT is `http://host:port`. It first uploads a 1600×1200 JPEG to render cold variants of, and answers
-//! one variant of it (the cached one the hammering clients ask for again and again).
+//! ROOT is `http://host:port`. It first uploads a 1600×1200 JPEG to render cold variants of (with the shared
+//! `ApiClient`), and answers one variant of it (the cached one the hammering clients ask for again and
+//! again). The measured uploads make their three requests by hand, since every answer's status and headers
+//! are checked.
 
 use std::{
     collections::BTreeMap,
@@ -21,6 +23,7 @@ use std::{
 use reqwest::{Client, StatusCode};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
+use shutterbox::client::{ApiClient, Upload};
 
 /// Client tasks per kind of work.
 const UPLOADERS: usize = 8;
@@ -143,31 +146,9 @@ async fn prepare(client: &Client, root: &str, key: &str) -> Result<String, Strin
     image::codecs::jpeg::JpegEncoder::new_with_quality(&mut jpeg, 85)
         .encode_image(&image)
         .map_err(|e| e.to_string())?;
-    let body = json!({"filename": "load-source.jpg", "mimetype": "image/jpeg", "size": jpeg.len()});
-    let error = |e: reqwest::Error| e.to_string();
-    let pending: Value = client
-        .post(format!("{root}/v1/upload/presign"))
-        .header("ApiKey", key)
-        .json(&body)
-        .send()
-        .await
-        .map_err(error)?
-        .json()
-        .await
-        .map_err(error)?;
-    let url = pending["uploadUrl"].as_str().ok_or("presign gave no uploadUrl")?;
-    client.put(url).body(jpeg).send().await.map_err(error)?.error_for_status().map_err(error)?;
-    let confirmed: Value = client
-        .post(format!("{root}/v1/upload/confirm"))
-        .header("ApiKey", key)
-        .json(&json!({"pendingUploadId": pending["pendingUploadId"]}))
-        .send()
-        .await
-        .map_err(error)?
-        .json()
-        .await
-        .map_err(error)?;
-    Ok(confirmed["file"]["secureUrl"].as_str().ok_or("confirm gave no secureUrl")?.to_owned())
+    let api = ApiClient::with_http(client.clone(), root, key);
+    let file = api.upload(&Upload::of("load-source.jpg", &jpeg), jpeg.into()).await.map_err(|e| e.to_string())?;
+    Ok(file["secureUrl"].as_str().ok_or("confirm gave no secureUrl")?.to_owned())
 }
 
 async fn cold_render(client: &Client, source: &str, n: u64, tally: &Shared) {

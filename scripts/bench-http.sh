@@ -171,18 +171,11 @@ start_server() {
   log "server $1: pid $srv_pid at $srv_url"
 }
 
-# upload FILE NAME FOLDER: prints the secureUrl.
+# upload FILE NAME FOLDER: prints the secureUrl (`shutterbox upload` of this tree's build, whichever
+# build serves).
 upload() {
-  local file=$1 name=$2 folder=$3 presign upload_url pending confirm
-  presign=$(curl -fsS "$srv_url/v1/upload/presign" -H "Authorization: ApiKey $srv_key" \
-    -H 'Content-Type: application/json' \
-    -d "{\"filename\":\"$name\",\"mimetype\":\"image/jpeg\",\"size\":$(stat -c%s "$file"),\"folderName\":\"$folder\"}")
-  upload_url=$(json_get uploadUrl <<<"$presign")
-  pending=$(json_get pendingUploadId <<<"$presign")
-  curl -fsS -T "$file" -H 'Content-Type: image/jpeg' "$upload_url" >/dev/null
-  confirm=$(curl -fsS "$srv_url/v1/upload/confirm" -H "Authorization: ApiKey $srv_key" \
-    -H 'Content-Type: application/json' -d "{\"pendingUploadId\":\"$pending\"}")
-  json_get file.secureUrl <<<"$confirm"
+  "$target/release/shutterbox" upload --url "$srv_url" --key "$srv_key" --folder "$3" --name "$2" --type image/jpeg "$1" |
+    json_get secureUrl
 }
 
 metric() { curl -fsS "$srv_url/metrics" | awk -v m="$1" '$1 == m { print $2 }'; }

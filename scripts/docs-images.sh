@@ -58,19 +58,13 @@ start_shutterbox "$target/debug/shutterbox" "$out"
 key=$server_key
 api=$server_url/v1
 
-# Uploads $1 as $2 and prints its secureUrl.
+# Uploads $1 as $2 into folder docs (`shutterbox upload`) and prints its secureUrl.
 upload() {
-  local file=$1 name=$2 mime=$3 presign pending
-  presign=$(curl -fsS "$api/upload/presign" -H "Authorization: ApiKey $key" -H 'Content-Type: application/json' \
-    -d "{\"filename\":\"$name\",\"mimetype\":\"$mime\",\"size\":$(stat -c%s "$file"),\"folderName\":\"docs\"}")
-  curl -fsS -X PUT "$(jq -r .uploadUrl <<<"$presign")" --data-binary @"$file" >/dev/null
-  pending=$(jq -r .pendingUploadId <<<"$presign")
-  curl -fsS "$api/upload/confirm" -H "Authorization: ApiKey $key" -H 'Content-Type: application/json' \
-    -d "{\"pendingUploadId\":\"$pending\"}" | jq -r .file.secureUrl
+  "$target/debug/shutterbox" upload --url "$server_url" --key "$key" --folder docs --name "$2" "$1" | jq -r .secureUrl
 }
 declare -A source_url
-source_url[photo]=$(upload "$corpus/photo-1200x800.jpg" photo.jpg image/jpeg)
-source_url[alpha]=$(upload "$corpus/alpha-800x600.png" graphic.png image/png)
+source_url[photo]=$(upload "$corpus/photo-1200x800.jpg" photo.jpg)
+source_url[alpha]=$(upload "$corpus/alpha-800x600.png" graphic.png)
 
 mkdir -p "$images"
 rm -f "$images"/*

@@ -2,9 +2,11 @@
 //! coordination in distributed mode (`coordination`), and the two processes assembled from them: the API
 //! server with its in-process workers (`app`) and the worker process (`worker_process`). Only this crate
 //! knows which backends run; `shutterbox-api` serves the traits and `shutterbox-worker` runs jobs over them.
+//! `client` is the other side: a client of the HTTP API, which the CLI, the tests and the tools share.
 
 pub mod app;
 pub mod backends;
+pub mod client;
 pub mod config;
 pub mod coordination;
 pub mod worker_process;

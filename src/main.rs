@@ -1,7 +1,8 @@
-//! The `shutterbox` binary: `serve` runs the service, `worker` runs jobs alone (distributed mode), `warm`
-//! warms variants in a batch through the API, `keys create` mints API keys, `openapi` prints the API
+//! The `shutterbox` binary: `serve` runs the service, `worker` runs jobs alone (distributed mode), `upload`
+//! uploads files and `warm` warms variants in a batch through the API, `keys create` mints API keys, `openapi` prints the API
 //! document, `migrate` brings the metadata schema up to date.
 
+mod upload;
 mod warm;
 
 use std::process::ExitCode;
@@ -30,6 +31,8 @@ enum Command {
     Serve(Config),
     /// Run background jobs only, from the Redis queue (distributed mode).
     Worker(WorkerConfig),
+    /// Upload files through the API (presign, PUT, confirm); prints each file object as a line of JSON.
+    Upload(upload::UploadArgs),
     /// Render variants ahead of their first request: a batch of files × transformations, with a progress bar.
     Warm(warm::WarmArgs),
     /// Manage API keys.
@@ -115,6 +118,7 @@ async fn run(command: Command) -> Result<(), String> {
     match command {
         Command::Serve(config) => serve(config).await,
         Command::Worker(config) => worker(config).await,
+        Command::Upload(args) => upload::run(args).await,
         Command::Warm(args) => warm::run(args).await,
         Command::Keys { command: KeysCommand::Create { account, scope, backend } } => {
             let account = AccountName::parse(&account).map_err(|e| e.to_string())?;

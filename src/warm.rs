@@ -1,13 +1,14 @@
 //! `shutterbox warm`: drives batch warming over the HTTP API, as any client would. It creates a batch
 //! (`POST /v1/warm`), then follows its progress (`GET /v1/warm/{batchId}`) with a progress bar until every
-//! item has finished, and fails when any item failed.
+//! item has finished, and fails when any item failed. The requests are `ApiClient`'s (rate limits waited out).
 
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressStyle};
-use reqwest::{Client, RequestBuilder, StatusCode};
+use reqwest::Method;
 use serde::Deserialize;
 use serde_json::json;
+use shutterbox::client::ApiClient;
 
 /// Batch warming from the command line.
 #[derive(Debug, clap::Args)]
@@ -39,32 +40,23 @@ struct BatchStatus {
     complete: bool,
 }
 
-#[derive(Debug, Deserialize)]
-struct ErrorBody {
-    message: String,
-}
-
 /// Runs a batch to its end. `Ok` only when every item was warmed.
 pub async fn run(args: WarmArgs) -> Result<(), String> {
-    let base = format!("{}/v1", args.url.trim_end_matches('/').trim_end_matches("/v1"));
-    let client = Client::builder().timeout(Duration::from_secs(60)).build().map_err(|e| e.to_string())?;
-    let authed = |request: RequestBuilder| {
-        request.header("Authorization", format!("ApiKey {}", args.key)).header("Accept", "application/json")
-    };
-
+    let client = ApiClient::new(&args.url, &args.key).map_err(|e| e.to_string())?;
     let mut body = json!({ "transformations": args.transformations });
     if !args.files.is_empty() {
         body["fileIds"] = json!(args.files);
     }
     let started = Instant::now();
-    let mut status: BatchStatus = send(authed(client.post(format!("{base}/warm"))).json(&body)).await?;
+    let mut status: BatchStatus =
+        client.call("warm", Method::POST, "/warm", Some(&body)).await.map_err(|e| e.to_string())?;
 
     let bar = ProgressBar::new(status.total);
     bar.set_style(
         ProgressStyle::with_template("{spinner} [{elapsed_precise}] {wide_bar} {pos}/{len} {msg}")
             .map_err(|e| e.to_string())?,
     );
-    let progress_url = format!("{base}/warm/{}", status.batch_id);
+    let progress_path = format!("/warm/{}", status.batch_id);
     loop {
         bar.set_position(status.done + status.failed);
         bar.set_message(if status.failed > 0 { format!("{} failed", status.failed) } else { String::new() });
@@ -72,7 +64,7 @@ pub async fn run(args: WarmArgs) -> Result<(), String> {
             break;
         }
         tokio::time::sleep(Duration::from_millis(args.poll_ms.max(10))).await;
-        status = send(authed(client.get(&progress_url))).await?;
+        status = client.call("progress", Method::GET, &progress_path, None).await.map_err(|e| e.to_string())?;
     }
     bar.finish();
 
@@ -89,30 +81,5 @@ pub async fn run(args: WarmArgs) -> Result<(), String> {
     } else {
         println!("{summary}");
         Ok(())
-    }
-}
-
-/// Sends a request and reads a batch status, waiting out rate limits (429 with `Retry-After`).
-async fn send(request: RequestBuilder) -> Result<BatchStatus, String> {
-    loop {
-        let attempt = request.try_clone().ok_or("request cannot be repeated")?;
-        let response = attempt.send().await.map_err(|e| format!("cannot reach the service: {e}"))?;
-        let status = response.status();
-        if status == StatusCode::TOO_MANY_REQUESTS {
-            let wait = response
-                .headers()
-                .get("retry-after")
-                .and_then(|v| v.to_str().ok())
-                .and_then(|v| v.parse::<u64>().ok())
-                .unwrap_or(1);
-            tokio::time::sleep(Duration::from_secs(wait.clamp(1, 60))).await;
-            continue;
-        }
-        let text = response.text().await.map_err(|e| format!("cannot read the answer: {e}"))?;
-        if !status.is_success() {
-            let message = serde_json::from_str::<ErrorBody>(&text).map_or(text, |body| body.message);
-            return Err(format!("the service answered {status}: {message}"));
-        }
-        return serde_json::from_str(&text).map_err(|e| format!("unexpected answer ({e}): {text}"));
     }
 }

@@ -754,3 +754,55 @@ async fn an_upload_url_takes_nothing_after_its_upload_is_confirmed() {
     let served = app.client.get(file["secureUrl"].as_str().unwrap()).send().await.unwrap();
     assert_eq!(served.bytes().await.unwrap().as_ref(), PNG);
 }
+
+/// Runs `shutterbox upload` against the app with `args`; returns its exit status and outputs.
+async fn upload_command(app: &TestApp, args: &[&str]) -> (bool, String, String) {
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_shutterbox"));
+    command.args(["upload", "--url", &app.root, "--key", &app.key]).args(args);
+    let output = tokio::time::timeout(Duration::from_secs(60), command.output()).await.unwrap().unwrap();
+    (
+        output.status.success(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+#[tokio::test]
+async fn the_upload_command_uploads_files_and_prints_their_file_objects() {
+    let app = TestApp::spawn().await;
+    let dir = tempfile::tempdir().unwrap();
+    let (png, text) = (dir.path().join("pixel.png"), dir.path().join("notes.txt"));
+    std::fs::write(&png, PNG).unwrap();
+    std::fs::write(&text, b"hello").unwrap();
+
+    let (ok, stdout, stderr) =
+        upload_command(&app, &["--folder", "cli", png.to_str().unwrap(), text.to_str().unwrap()]).await;
+    assert!(ok, "stdout: {stdout}\nstderr: {stderr}");
+    let files: Vec<Value> = stdout.lines().map(|line| serde_json::from_str(line).unwrap()).collect();
+    assert_eq!(files.len(), 2, "{stdout}");
+    assert_eq!(files[0]["rawType"], "image/png");
+    assert_eq!(files[1]["rawType"], "text/plain");
+    assert_eq!(files[0]["secureUrl"], format!("{}/file/default/cli/pixel.png", app.base));
+    for file in &files {
+        assert!(file["folderId"].is_string(), "{file}");
+        let id = file["id"].as_str().unwrap();
+        let got = app.authed(Method::GET, &format!("/files/{id}"), &app.key).send().await.unwrap();
+        assert_eq!(got.status(), StatusCode::OK);
+    }
+    let raw = app.client.get(files[0]["rawUrl"].as_str().unwrap()).send().await.unwrap();
+    assert_eq!(raw.bytes().await.unwrap().as_ref(), PNG);
+
+    let (ok, stdout, stderr) = upload_command(&app, &["--name", "renamed.png", png.to_str().unwrap()]).await;
+    assert!(ok, "{stderr}");
+    let file: Value = serde_json::from_str(stdout.trim()).unwrap();
+    assert_eq!(file["name"], "renamed.png");
+
+    // The API's refusal is shown and fails the command.
+    let (ok, _, stderr) = upload_command(&app, &["--folder", "../up", png.to_str().unwrap()]).await;
+    assert!(!ok);
+    assert!(stderr.contains("presign") && stderr.contains("400"), "{stderr}");
+    let (ok, _, stderr) =
+        upload_command(&app, &["--name", "x.png", png.to_str().unwrap(), png.to_str().unwrap()]).await;
+    assert!(!ok);
+    assert!(stderr.contains("--name"), "{stderr}");
+}

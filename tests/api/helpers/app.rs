@@ -9,9 +9,14 @@ use std::{
     time::Duration,
 };
 
+use bytes::Bytes;
 use reqwest::{Client, RequestBuilder, Response, StatusCode};
 use serde_json::{Value, json};
-use shutterbox::{Application, Config, open_metadata};
+use shutterbox::{
+    Application, Config,
+    client::{ApiClient, Upload},
+    open_metadata,
+};
 use shutterbox_model::{AccountName, Scope};
 use tempfile::TempDir;
 use tokio::{net::TcpListener, sync::oneshot, task::JoinHandle};
@@ -275,18 +280,12 @@ impl TestApp {
         self.client.put(upload_url).header("Content-Type", mimetype).body(bytes).send().await.expect("PUT sent")
     }
 
-    /// The whole presign → PUT → confirm flow with `key`; returns the file object.
+    /// The whole presign → PUT → confirm flow with `key`, through the shared `ApiClient`; returns the file
+    /// object. `presign_body` is the presign request.
     pub async fn upload_as(&self, key: &str, presign_body: Value, bytes: &[u8]) -> Value {
-        let pending = self.presign(key, presign_body.clone()).await;
-        assert_eq!(pending.status(), StatusCode::OK, "presign");
-        let pending: Value = pending.json().await.expect("presign json");
-        let mimetype = presign_body["mimetype"].as_str().unwrap_or("application/octet-stream");
-        let put = self.put_bytes(pending["uploadUrl"].as_str().expect("uploadUrl"), mimetype, bytes.to_vec()).await;
-        assert_eq!(put.status(), StatusCode::OK, "PUT");
-        let confirmed = self.confirm(key, pending["pendingUploadId"].as_str().expect("id")).await;
-        assert_eq!(confirmed.status(), StatusCode::OK, "confirm");
-        let body: Value = confirmed.json().await.expect("confirm json");
-        body["file"].clone()
+        let upload: Upload = serde_json::from_value(presign_body).expect("a presign request");
+        let api = ApiClient::with_http(self.client.clone(), &self.base, key);
+        api.upload(&upload, Bytes::copy_from_slice(bytes)).await.expect("upload")
     }
 
     /// Uploads `bytes` as `filename` with the default key.

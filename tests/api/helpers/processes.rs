@@ -7,9 +7,13 @@ use std::{
     time::Duration,
 };
 
-use reqwest::{Client, Response, StatusCode};
+use bytes::Bytes;
+use reqwest::{Client, Response};
 use serde_json::{Value, json};
-use shutterbox::Config;
+use shutterbox::{
+    Config,
+    client::{ApiClient, Upload},
+};
 
 /// Starts `shutterbox worker` as an operator would, with no address of its own (`listen`, when given, is
 /// its SHUTTERBOX_WORKER_LISTEN), reads from its log where it serves `/healthz` and `/metrics`, and waits
@@ -128,19 +132,11 @@ impl ServeProcess {
     /// Asks for an upload URL with the bootstrap key and PUTs `bytes` there; returns the presign answer.
     pub async fn presign_and_put(&self, client: &Client, filename: &str, mimetype: &str, bytes: &[u8]) -> Value {
         let key = self.key.as_deref().expect("the bootstrap key (a first start)");
-        let pending: Value = client
-            .post(format!("{}/v1/upload/presign", self.root))
-            .header("ApiKey", key)
-            .json(&json!({"filename": filename, "mimetype": mimetype, "size": bytes.len()}))
-            .send()
-            .await
-            .expect("presign")
-            .json()
-            .await
-            .expect("presign json");
-        let put = client.put(pending["uploadUrl"].as_str().expect("uploadUrl")).body(bytes.to_vec()).send().await;
-        assert_eq!(put.expect("PUT").status(), StatusCode::OK);
-        pending
+        let api = ApiClient::with_http(client.clone(), &self.root, key);
+        let upload = Upload { mimetype: mimetype.to_owned(), ..Upload::of(filename, bytes) };
+        let presigned = api.presign(&upload).await.expect("presign");
+        api.put(&presigned, mimetype, Bytes::copy_from_slice(bytes)).await.expect("PUT");
+        json!({"uploadUrl": presigned.upload_url, "pendingUploadId": presigned.pending_upload_id})
     }
 
     /// Confirms `pending` (a `presign_and_put` answer) with the bootstrap key.
