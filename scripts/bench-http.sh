@@ -109,7 +109,7 @@ find_oha "$tools"
 # --- 2. build, corpus, the 50 MP image --------------------------------------------------------------------
 mkdir -p "$out"
 rm -f "$out"/*.json "$out"/cold.tsv "$out"/rss.txt "$out"/report.md
-src_hash() { find pipeline/src api/src worker/src -type f -name '*.rs' | sort | xargs cat | sha256sum | cut -c1-12; }
+src_hash() { find pipeline/src variants/src api/src worker/src src -type f -name '*.rs' | sort | xargs cat | sha256sum | cut -c1-12; }
 
 log "cargo build --release"
 cargo build --release --locked >&2
