@@ -6,8 +6,9 @@
 #
 # 1. Tools: the load generator oha ($OHA, else <tools>/bin/oha, else oha on PATH, else
 #    `cargo install oha --locked --root <tools>`, <tools> = $BENCH_HTTP_TOOLS or <target>/tools, shared with
-#    bench-http.sh), python3 (standard library only), curl, psql and redis-cli. The service binary is
-#    $SHUTTERBOX_BIN, or `cargo build --release --locked` builds <target>/release/shutterbox.
+#    bench-http.sh), python3 (standard library only), curl, psql and redis-cli. The uploader is
+#    examples/upload_rate.rs; the service binary is $SHUTTERBOX_BIN, or `cargo build --release --locked`
+#    builds <target>/release/shutterbox.
 # 2. Services of the distributed topology, as scripts/test.sh finds them: the machine's PostgreSQL
 #    (127.0.0.1:5432, trust auth for `postgres`) and Redis (127.0.0.1:6379), started if installed but down;
 #    s3s-fs started by scripts/start-s3.sh on a free port over a directory of this run (installed with
@@ -26,8 +27,8 @@
 #      PostgreSQL + Redis + s3s-fs, with SHUTTERBOX_PUBLIC_URL = node A's URL.
 #    Every process gets a free port on 127.0.0.1, SHUTTERBOX_RATE_LIMIT=1000000/60s (so the limiter never
 #    throttles the bench), and no other SHUTTERBOX_* variable of the caller's environment.
-#    a. Upload phase: a Python driver with $BENCH_UPLOAD_CONCURRENCY threads (one keep-alive connection per
-#       thread and host) does presign → PUT <uploadUrl> → confirm for every file, failing on any non-2xx.
+#    a. Upload phase: examples/upload_rate.rs (the shared API client) with $BENCH_UPLOAD_CONCURRENCY
+#       concurrent clients does presign → PUT <uploadUrl> → confirm for every file, failing on any refusal.
 #       Distributed: file i is presigned on node i mod 2 and confirmed on the other node; its PUT goes
 #       straight to s3s-fs (the presigned S3 URL). uploads/s = files / wall time of the whole phase; p50/p99
 #       of one upload (the three steps together) and of each step. `shutterbox_queue_depth` (thumbnail jobs
@@ -144,10 +145,12 @@ done
 
 find_oha "$tools"
 
+log "cargo build --release (the uploader, examples/upload_rate.rs, and the service unless \$SHUTTERBOX_BIN)"
+cargo build --release --locked --example upload_rate >&2
+uploader=$target/release/examples/upload_rate
 if [[ -n ${SHUTTERBOX_BIN:-} ]]; then
   bin=$SHUTTERBOX_BIN
 else
-  log "cargo build --release"
   cargo build --release --locked >&2
   bin=$target/release/shutterbox
 fi
@@ -274,119 +277,6 @@ keep_logs() {
   done
 }
 
-cat >"$work/upload.py" <<'EOF'
-"""presign -> PUT -> confirm of every file in a directory; prints a JSON summary.
-
-usage: upload.py KEY NODES(comma-separated base URLs) DIR THREADS OUT.json
-File i is presigned on node i mod n and confirmed on node (i+1) mod n. Fails on any non-2xx answer.
-"""
-import concurrent.futures as cf
-import http.client, json, os, sys, threading, time, urllib.parse
-
-key, nodes, directory, threads, out = sys.argv[1], sys.argv[2].split(","), sys.argv[3], int(sys.argv[4]), sys.argv[5]
-names = sorted(os.listdir(directory))
-local = threading.local()
-stop = threading.Event()
-lock = threading.Lock()
-retries = 0
-
-
-class Failure(Exception):
-    pass
-
-
-def request(method, url, body=None, headers=None):
-    """One request on this thread's keep-alive connection to the URL's host; (status, body)."""
-    global retries
-    u = urllib.parse.urlsplit(url)
-    path = u.path + ("?" + u.query if u.query else "")
-    conns = local.__dict__.setdefault("conns", {})
-    for attempt in (0, 1):
-        conn = conns.get(u.netloc)
-        fresh = conn is None
-        if fresh:
-            conn = conns[u.netloc] = http.client.HTTPConnection(u.hostname, u.port, timeout=300)
-        try:
-            conn.request(method, path, body=body, headers=headers or {})
-            resp = conn.getresponse()
-            data = resp.read()
-            if resp.will_close:
-                conn.close()
-                del conns[u.netloc]
-            return resp.status, data
-        except (http.client.RemoteDisconnected, http.client.BadStatusLine, ConnectionResetError, BrokenPipeError):
-            conn.close()
-            del conns[u.netloc]
-            # A keep-alive connection the server closed while idle: once more on a new one.
-            if fresh or attempt:
-                raise
-            with lock:
-                retries += 1
-
-
-def check(step, name, status, data):
-    if not 200 <= status < 300:
-        raise Failure(f"{step} of {name}: HTTP {status}: {data[:500].decode('utf-8', 'replace')}")
-    return json.loads(data) if data else None
-
-
-def upload(i):
-    if stop.is_set():
-        return None
-    name = names[i]
-    with open(os.path.join(directory, name), "rb") as f:
-        body = f.read()
-    auth = {"Authorization": f"ApiKey {key}", "Content-Type": "application/json"}
-    presign_node, confirm_node = nodes[i % len(nodes)], nodes[(i + 1) % len(nodes)]
-    t0 = time.perf_counter()
-    presign = check("presign", name, *request("POST", f"{presign_node}/v1/upload/presign", json.dumps(
-        {"filename": name, "mimetype": "image/png", "size": len(body), "folderName": "bench"}), auth))
-    t1 = time.perf_counter()
-    check("PUT", name, *request("PUT", presign["uploadUrl"], body,
-                                {"Content-Type": "image/png", "Content-Length": str(len(body))}))
-    t2 = time.perf_counter()
-    confirm = check("confirm", name, *request("POST", f"{confirm_node}/v1/upload/confirm",
-                                              json.dumps({"pendingUploadId": presign["pendingUploadId"]}), auth))
-    t3 = time.perf_counter()
-    return {"name": name, "id": confirm["file"]["id"], "secureUrl": confirm["file"]["secureUrl"],
-            "presign": t1 - t0, "put": t2 - t1, "confirm": t3 - t2, "total": t3 - t0}
-
-
-def pct(values, p):
-    s = sorted(values)
-    return s[max(0, -(-len(s) * p // 100) - 1)] * 1e3
-
-
-start = time.perf_counter()
-results, errors = [], []
-with cf.ThreadPoolExecutor(threads) as pool:
-    for fut in cf.as_completed([pool.submit(upload, i) for i in range(len(names))]):
-        try:
-            r = fut.result()
-        except Exception as e:  # noqa: BLE001 - any failure ends the run
-            stop.set()
-            errors.append(f"{type(e).__name__}: {e}")
-            continue
-        if r is not None:
-            results.append(r)
-wall = time.perf_counter() - start
-if errors:
-    sys.exit(f"{len(errors)} upload(s) failed; first: {errors[0]}")
-results.sort(key=lambda r: r["name"])
-summary = {
-    "files": len(results), "bytes": sum(os.path.getsize(os.path.join(directory, n)) for n in names),
-    "threads": threads, "nodes": nodes, "wall_s": wall, "uploads_per_s": len(results) / wall,
-    "retries": retries, "first": results[0],
-}
-for step in ("total", "presign", "put", "confirm"):
-    v = [r[step] for r in results]
-    summary[step] = {"p50_ms": pct(v, 50), "p99_ms": pct(v, 99), "max_ms": max(v) * 1e3}
-json.dump(summary, open(out, "w"), indent=1)
-print(f"   {len(results)} uploads in {wall:.2f} s: {summary['uploads_per_s']:.1f}/s; one upload p50 "
-      f"{summary['total']['p50_ms']:.1f} ms, p99 {summary['total']['p99_ms']:.1f} ms "
-      f"(confirm p99 {summary['confirm']['p99_ms']:.1f} ms); keep-alive retries {retries}", file=sys.stderr)
-EOF
-
 # oha_check FILE LABEL N: fails unless FILE has N answers, all 200, and no errors.
 oha_check() {
   python3 - "$@" <<'EOF'
@@ -415,9 +305,9 @@ bench() {
   local topo=$1 key=$2 jobs_url=$3 url i n var_url file_url a_url queue_after_uploads queue_after_gets
   shift 3
   local nodes=("$@")
-  log "$topo: upload phase ($files files, $upload_concurrency threads)"
+  log "$topo: upload phase ($files files, $upload_concurrency clients)"
   # In the background with `wait`, so that a signal to this script interrupts it (see cleanup).
-  python3 "$work/upload.py" "$key" "$(IFS=,; echo "${nodes[*]}")" "$work/images" "$upload_concurrency" \
+  "$uploader" "$key" "$(IFS=,; echo "${nodes[*]}")" "$work/images" "$upload_concurrency" \
     "$out/upload-$topo.json" &
   helpers=("$!")
   wait "${helpers[0]}" || die "$topo: the upload phase failed"
@@ -568,7 +458,7 @@ print(f"{env['nproc']} cores ({env['cpu']}), load average {env['loadavg_start']}
       f"at end; sources {env['git']}; binary `{env['bin']}`; {env['oha']}; PostgreSQL {env['postgres']}, "
       f"Redis {env['redis']}, s3s-fs.\n")
 print(f"Parameters: {env['files']} distinct PNGs of {env['file_kb_actual']} KB, presign → PUT → confirm on "
-      f"{env['upload_concurrency']} threads; {env['gets']} GETs of the cached variant `?{env['variant_query']}` "
+      f"{env['upload_concurrency']} concurrent clients; {env['gets']} GETs of the cached variant `?{env['variant_query']}` "
       f"on {env['connections']} connections (distributed: half of each per API node, two oha at once); "
       f"rate limit {env['rate_limit']}.\n")
 print("Embedded: one `serve` (SQLite, local directory, in-process queue, 2 job workers). Distributed: two "
@@ -593,7 +483,6 @@ for step in ("presign", "put", "confirm"):
     row(f"{step} p99 ms", E[step]["p99_ms"], D[step]["p99_ms"])
     row(f"{step} max ms", E[step]["max_ms"], D[step]["max_ms"])
 row("upload phase wall time s", E["wall_s"], D["wall_s"], "{:,.2f}")
-row("keep-alive reconnects (driver)", E["retries"], D["retries"], "{:,.0f}", False)
 for when in ("uploads", "gets"):
     row(f"thumbnail jobs waiting after the {'upload' if when == 'uploads' else 'GET'} phase "
         "(`shutterbox_queue_depth`)", int(env[f"embedded_queue_after_{when}"]),

@@ -153,7 +153,7 @@ start_server() {
     for v in $(compgen -e | grep '^SHUTTERBOX_' || true); do unset "$v"; done
     # The renderer logs each render's own time at debug level (part b. reads it back).
     export SHUTTERBOX_DATA_DIR=$dir/data SHUTTERBOX_LISTEN=127.0.0.1:0 NO_COLOR=1 \
-      SHUTTERBOX_LOG=info,shutterbox_worker::variants=debug
+      SHUTTERBOX_LOG=info,shutterbox_variants::renderer=debug
     exec "$bin" serve >"$dir/stdout" 2>"$dir/stderr"
   ) &
   srv_pid=$!
@@ -339,6 +339,8 @@ renders_after=$(metric shutterbox_renders_total)
 tail -n +"$((log_before + 1))" "$work/main/stderr" | grep -o 'rendered elapsed_ms=[0-9.]*' | cut -d= -f2 \
   >"$out/cold-server-render-ms.txt" || true
 expected=$((cold_reps * ${#ops[@]}))
+# None at all means the renderer's log target (SHUTTERBOX_LOG in start_server) has moved.
+[[ -s $out/cold-server-render-ms.txt ]] || die "the server logged no render times ('rendered elapsed_ms=')"
 (( renders_after - renders_before == expected )) ||
   die "expected $expected fresh renders, /metrics counted $((renders_after - renders_before))"
 echo "cold_renders_counted=$((renders_after - renders_before))" >>"$out/env.txt"

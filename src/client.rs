@@ -1,7 +1,8 @@
 //! A client of the HTTP API, as any program would use it: authenticated JSON calls that wait out rate
 //! limits (429 with `Retry-After`), and the upload flow (presign → PUT the bytes → confirm). The CLI's
 //! `upload` and `warm` commands are built on it, and so are the end-to-end tests' uploads, the load
-//! generator (`examples/load.rs`) and, through `shutterbox upload`, the benchmark and docs scripts.
+//! generator (`examples/load.rs`), the upload phase of scripts/bench-distributed.sh (`examples/upload_rate.rs`)
+//! and, through `shutterbox upload`, the other benchmark and docs scripts.
 
 use std::time::Duration;
 

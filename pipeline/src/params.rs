@@ -392,8 +392,6 @@ impl fmt::Display for Transform {
 
 #[cfg(test)]
 mod tests {
-    use proptest::prelude::*;
-
     use super::*;
 
     fn parse(query: &str) -> Result<Transform, ParamError> {
@@ -483,52 +481,5 @@ mod tests {
         assert_eq!(parse("rot=-90").unwrap().canonical(), parse("rot=270").unwrap().canonical());
         assert_eq!(parse("border=2_F00").unwrap().canonical(), parse("border=2_ff0000ff").unwrap().canonical());
         assert_ne!(parse("w=300").unwrap().canonical(), parse("h=300").unwrap().canonical());
-    }
-
-    fn format_strategy() -> impl Strategy<Value = Option<Format>> {
-        let names = vec!["jpeg", "png", "webp", "avif", "gif", "tiff", "bmp", "auto"];
-        prop::option::of(prop::sample::select(names).prop_map(|name| Format::parse(name).unwrap()))
-    }
-
-    fn transform_strategy() -> impl Strategy<Value = Transform> {
-        let dims = (prop::option::of(1..=MAX_DIMENSION), prop::option::of(1..=MAX_DIMENSION));
-        let fit = prop::sample::select(vec![Fit::Cover, Fit::Contain, Fit::Fill, Fit::Inside, Fit::Outside]);
-        let quality = (any::<bool>(), prop::option::of(1u8..=100)).prop_map(|(given, q)| match (given, q) {
-            (false, _) => (Quality::default(), false),
-            (true, Some(q)) => (Quality::Value(q), true),
-            (true, None) => (Quality::Auto, true),
-        });
-        let blur = prop::option::of(0.3f32..=1000.0);
-        let flags = (any::<bool>(), any::<bool>(), 0u16..360);
-        let border =
-            prop::option::of((1..=MAX_BORDER, any::<[u8; 4]>()).prop_map(|(width, color)| Border { width, color }));
-        let crop = prop::option::of((any::<u32>(), any::<u32>(), 1..=u32::MAX, 1..=u32::MAX))
-            .prop_map(|c| c.map(|(x, y, width, height)| Crop { x, y, width, height }));
-        (format_strategy(), dims, fit, quality, blur, flags, border, crop).prop_map(
-            |(format, (width, height), fit, (quality, quality_given), blur, (sharp, gray, rotation), border, crop)| {
-                Transform {
-                    format,
-                    width,
-                    height,
-                    fit,
-                    quality,
-                    quality_given,
-                    blur,
-                    sharp,
-                    gray,
-                    rotation,
-                    border,
-                    crop,
-                }
-            },
-        )
-    }
-
-    proptest! {
-        /// Jobs carry a transformation as `to_query` text: every transformation survives the trip.
-        #[test]
-        fn to_query_parses_back_to_the_same_transformation(t in transform_strategy()) {
-            prop_assert_eq!(Transform::from_query(&t.to_query()), Ok(t));
-        }
     }
 }

@@ -439,6 +439,12 @@ proptest! {
         prop_assert_eq!(first.canonical(), second.canonical());
     }
 
+    /// Jobs carry a transformation as `to_query` text: every transformation survives the trip.
+    #[test]
+    fn to_query_parses_back_to_the_same_transformation(t in transform()) {
+        prop_assert_eq!(Transform::from_query(&t.to_query()), Ok(t));
+    }
+
     // -----------------------------------------------------------------------------------------------------
     // (c) Writing a transformation back as a query and parsing it again changes nothing.
 
