@@ -5,12 +5,14 @@ use std::{io, sync::Arc, time::Duration};
 
 use poem::http::HeaderValue;
 use shutterbox_api::{
+    access::DeliveryAccess,
     keys::{self, MintedKey},
     lookup::PathLookup,
     rate_limit::{InProcessLimiter, RateLimiter},
     responses::ResponseCache,
     routes::router,
     server,
+    signing::{KeysError, UrlSigningKeys},
     state::{AppState, DeletionBroadcast, Settings},
     telemetry::HttpMetrics,
 };
@@ -81,6 +83,8 @@ pub struct Application {
 
 impl Application {
     pub async fn build(config: Config) -> Result<Self, StartError> {
+        // First: a bad key should not wait for the backends to fail the start.
+        let signing = signing_keys(config.url_signing_keys.as_deref())?;
         let listen_error = |source| StartError::Listen { addr: config.listen.clone(), source };
         let listener = TcpListener::bind(&config.listen).await.map_err(listen_error)?;
         let local = listener.local_addr().map_err(listen_error)?;
@@ -109,6 +113,7 @@ impl Application {
             cache_max_age_secs: config.cache_max_age_secs,
             cache_control: HeaderValue::try_from(format!("public, max-age={}", config.cache_max_age_secs))
                 .unwrap_or_else(|_| HeaderValue::from_static("public, max-age=0")),
+            access: DeliveryAccess { signing, presets: config.presets.clone(), presets_only: config.presets_only },
         };
         let cores = std::thread::available_parallelism().map_or(2, usize::from);
         let concurrency = if config.render_concurrency == 0 { cores } else { config.render_concurrency };
@@ -118,6 +123,7 @@ impl Application {
         let options = RenderOptions { max_pixels: config.max_source_pixels };
         let mut variants = Variants::new(metadata.clone(), store.clone(), options, pool)
             .with_memory(config.cache_bytes)
+            .with_store_bounds(config.backend.store_bounds())
             .with_admission(RenderAdmission::new(concurrency, config.render_queue));
         if let Some(redis) = &queue.redis {
             variants = variants.with_flight(Arc::new(RenderLeases::new(redis.clone())));
@@ -185,7 +191,8 @@ impl Application {
         });
         // The processes that run jobs also sweep (an API-only node leaves it to them).
         let sweeper = (self.workers > 0).then(|| {
-            let sweeper = Sweeper::new(self.state.metadata.clone(), self.state.store.clone(), self.sweep.grace);
+            let sweeper = Sweeper::new(self.state.metadata.clone(), self.state.store.clone(), self.sweep.grace)
+                .with_variants(self.state.variants.clone());
             tokio::spawn(sweeper.run(self.sweep.interval, jobs_stopping))
         });
         // The invalidation listener stops once no request is served any more.
@@ -213,6 +220,11 @@ impl Application {
 }
 
 /// On the first start (no account at all) creates account `default` with a secret key.
+/// `SHUTTERBOX_URL_SIGNING_KEYS`, parsed; the error names the bad entry, never a key.
+pub fn signing_keys(list: Option<&str>) -> Result<Option<UrlSigningKeys>, StartError> {
+    list.map(str::parse).transpose().map_err(|e: KeysError| StartError::Config(e.to_string()))
+}
+
 async fn bootstrap(metadata: &dyn MetadataStore) -> Result<Option<MintedKey>, StartError> {
     if metadata.account_count().await? > 0 {
         return Ok(None);

@@ -3,7 +3,8 @@
 
 use std::path::PathBuf;
 
-use shutterbox_api::rate_limit::RateLimitSpec;
+use shutterbox_api::{presets::Presets, rate_limit::RateLimitSpec};
+use shutterbox_variants::StoreBounds;
 
 /// Where metadata, objects and jobs live. Every backend is embedded unless its setting is given:
 /// `SHUTTERBOX_DATABASE_URL=postgres://…` selects PostgreSQL, `SHUTTERBOX_REDIS_URL` the Redis job queue,
@@ -51,6 +52,15 @@ pub struct BackendConfig {
     /// it must exceed the longest object copy, so the sweep never removes a write still under way.
     #[arg(long, env = "SHUTTERBOX_SWEEP_GRACE_SECS", default_value_t = 3600)]
     pub sweep_grace_secs: u64,
+
+    /// Stored variants kept per file; beyond it the least recently used ad-hoc one makes room (0: only
+    /// variants rendered by jobs and presets are stored).
+    #[arg(long, env = "SHUTTERBOX_VARIANTS_PER_FILE", default_value_t = StoreBounds::DEFAULT_PER_FILE)]
+    pub variants_per_file: u64,
+
+    /// Bytes of stored variants in all (default 10 GiB); the sweep evicts the least recently used beyond it.
+    #[arg(long, env = "SHUTTERBOX_VARIANT_STORE_BYTES", default_value_t = StoreBounds::DEFAULT_TOTAL_BYTES)]
+    pub variant_store_bytes: u64,
 
     #[command(flatten)]
     pub s3: S3Settings,
@@ -108,8 +118,15 @@ impl BackendConfig {
             job_drain_secs: 20,
             sweep_interval_secs: 300,
             sweep_grace_secs: 3600,
+            variants_per_file: StoreBounds::DEFAULT_PER_FILE,
+            variant_store_bytes: StoreBounds::DEFAULT_TOTAL_BYTES,
             s3: S3Settings { bucket: "shutterbox".into(), region: "us-east-1".into(), ..S3Settings::default() },
         }
+    }
+
+    /// How many stored variants to keep.
+    pub fn store_bounds(&self) -> StoreBounds {
+        StoreBounds { per_file: self.variants_per_file, total_bytes: self.variant_store_bytes }
     }
 
     pub fn database_url(&self) -> String {
@@ -174,6 +191,21 @@ pub struct Config {
     /// Such renders that may wait for a turn; beyond that a cold variant is answered 503 with Retry-After.
     #[arg(long, env = "SHUTTERBOX_RENDER_QUEUE", default_value_t = 32)]
     pub render_queue: usize,
+
+    /// Keys that sign delivery URLs, comma-separated, at least 32 characters each (the first signs, every
+    /// one verifies). Set, a transformation renders only with a valid `sig`; see docs/internet.md.
+    /// (Parsed at start-up rather than by clap, whose errors would echo the keys.)
+    #[arg(long, env = "SHUTTERBOX_URL_SIGNING_KEYS", hide_env_values = true)]
+    pub url_signing_keys: Option<String>,
+
+    /// Named transformations, `<name>:<query>` separated by `;` (e.g. `thumb: w=200&h=200&fit=cover`),
+    /// rendered by `?preset=<name>`; checked at start-up.
+    #[arg(long, env = "SHUTTERBOX_PRESETS", default_value = "")]
+    pub presets: Presets,
+
+    /// Render named presets only: any other transformation is refused with 403.
+    #[arg(long, env = "SHUTTERBOX_PRESETS_ONLY")]
+    pub presets_only: bool,
 }
 
 impl Config {
@@ -193,6 +225,9 @@ impl Config {
             workers: 2,
             render_concurrency: 0,
             render_queue: 32,
+            url_signing_keys: None,
+            presets: Presets::default(),
+            presets_only: false,
         }
     }
 }

@@ -1,7 +1,8 @@
 //! The `shutterbox` binary: `serve` runs the service, `worker` runs jobs alone (distributed mode), `upload`
-//! uploads files and `warm` warms variants in a batch through the API, `keys create` mints API keys, `openapi` prints the API
-//! document, `migrate` brings the metadata schema up to date.
+//! uploads files and `warm` warms variants in a batch through the API, `sign` signs delivery URLs, `keys create`
+//! mints API keys, `openapi` prints the API document, `migrate` brings the metadata schema up to date.
 
+mod sign;
 mod upload;
 mod warm;
 
@@ -35,6 +36,8 @@ enum Command {
     Upload(upload::UploadArgs),
     /// Render variants ahead of their first request: a batch of files × transformations, with a progress bar.
     Warm(warm::WarmArgs),
+    /// Sign delivery URLs with SHUTTERBOX_URL_SIGNING_KEYS (docs/internet.md); prints each signed URL.
+    Sign(sign::SignArgs),
     /// Manage API keys.
     Keys {
         #[command(subcommand)]
@@ -120,6 +123,7 @@ async fn run(command: Command) -> Result<(), String> {
         Command::Worker(config) => worker(config).await,
         Command::Upload(args) => upload::run(args).await,
         Command::Warm(args) => warm::run(args).await,
+        Command::Sign(args) => sign::run(args),
         Command::Keys { command: KeysCommand::Create { account, scope, backend } } => {
             let account = AccountName::parse(&account).map_err(|e| e.to_string())?;
             let metadata = open_metadata(&backend).await.map_err(|e| e.to_string())?;

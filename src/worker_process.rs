@@ -9,7 +9,7 @@ use poem::{EndpointExt, Route, handler, web::Data};
 use shutterbox_api::{routes::health, server};
 use shutterbox_pipeline::RenderOptions;
 use shutterbox_queue::{JobQueue, JobStats};
-use shutterbox_variants::{RenderPool, RenderTimes, Variants};
+use shutterbox_variants::{RenderPool, Variants};
 use shutterbox_worker::{Sweeper, Worker};
 use tokio::{net::TcpListener, sync::watch};
 
@@ -44,7 +44,8 @@ pub struct WorkerConfig {
 struct Probe {
     stats: Arc<JobStats>,
     queue: Arc<dyn JobQueue>,
-    render_times: RenderTimes,
+    /// Its render times and stored-variant counts.
+    variants: Variants,
 }
 
 /// A worker process, connected and bound, ready to run.
@@ -74,16 +75,17 @@ impl WorkerProcess {
         let opened = open_queue(&config.backend).await?;
         let queue = opened.queue;
         let schedule = SweepSchedule::of(&config.backend);
-        let sweeper = Sweeper::new(metadata.clone(), store.clone(), schedule.grace);
         let pool = RenderPool::per_core().map_err(StartError::RenderThreads)?;
         let options = RenderOptions { max_pixels: config.max_source_pixels };
-        let mut variants = Variants::new(metadata.clone(), store.clone(), options, pool);
+        let mut variants = Variants::new(metadata.clone(), store.clone(), options, pool)
+            .with_store_bounds(config.backend.store_bounds());
         // Claimed like the API nodes' renders, so a job and a request for one variant render it once.
         if let Some(redis) = opened.redis {
             variants = variants.with_flight(Arc::new(RenderLeases::new(redis)));
         }
+        let sweeper = Sweeper::new(metadata.clone(), store.clone(), schedule.grace).with_variants(variants.clone());
         let stats = Arc::new(JobStats::default());
-        let render_times = variants.times().clone();
+        let probe_variants = variants.clone();
         let worker = Worker::new(queue.clone(), store, metadata, variants)
             .with_stats(stats.clone())
             .with_retry_base(Duration::from_millis(config.backend.job_retry_base_ms.max(1)));
@@ -98,7 +100,7 @@ impl WorkerProcess {
             sweep_interval: schedule.interval,
             concurrency: config.concurrency.max(1),
             job_drain: Duration::from_secs(config.backend.job_drain_secs),
-            probe: Probe { stats, queue, render_times },
+            probe: Probe { stats, queue, variants: probe_variants },
         })
     }
 
@@ -154,8 +156,9 @@ async fn bind_probes(listen: &str) -> Result<TcpListener, StartError> {
 async fn metrics(probe: Data<&Probe>) -> poem::Response {
     let mut out = String::new();
     health::job_metrics(&mut out, &probe.stats, probe.queue.as_ref()).await;
+    health::store_metrics(&mut out, probe.variants.store_stats());
     let registry = prometheus::Registry::new();
-    if registry.register(probe.render_times.collector()).is_ok()
+    if registry.register(probe.variants.times().collector()).is_ok()
         && let Ok(text) = prometheus::TextEncoder::new().encode_to_string(&registry.gather())
     {
         out.push_str(&text);

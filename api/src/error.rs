@@ -16,7 +16,7 @@ use shutterbox_metadata::MetadataError;
 use shutterbox_storage::StoreError;
 use shutterbox_variants::VariantError;
 
-use crate::{operations::ConfirmError, rate_limit::RateLimitSlot};
+use crate::{access::AccessError, operations::ConfirmError, rate_limit::RateLimitSlot};
 
 /// The error body of every failed request.
 #[derive(Debug, Clone, Object)]
@@ -133,6 +133,13 @@ impl From<ConfirmError> for ApiError {
             ConfirmError::Store(e) => e.into(),
             ConfirmError::Corrupt(detail) => Self::internal(detail),
         }
+    }
+}
+
+/// A refused delivery query: a malformed one is a 400, one the operator's rules do not allow a 403.
+impl From<AccessError> for ApiError {
+    fn from(e: AccessError) -> Self {
+        if e.is_forbidden() { Self::forbidden(e.to_string()) } else { Self::bad_request(e.to_string()) }
     }
 }
 

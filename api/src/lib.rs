@@ -2,6 +2,7 @@
 //! target, authentication, rate limits, the JSON error envelope and the OpenAPI document. It talks to its
 //! backends only through the `MetadataStore` and `ObjectStore` traits.
 
+pub mod access;
 pub mod allow;
 pub mod auth;
 pub mod body;
@@ -12,10 +13,12 @@ pub mod keys;
 pub mod lookup;
 pub mod openapi;
 pub mod operations;
+pub mod presets;
 pub mod rate_limit;
 pub mod responses;
 pub mod routes;
 pub mod server;
+pub mod signing;
 pub mod state;
 pub mod telemetry;
 

@@ -186,7 +186,9 @@ fn error_example(status: u16, rate_limited: bool) -> Value {
     let message = match status {
         400 => "w must be an integer from 1 to 5000 (got '0')",
         401 => "missing API key: send 'Authorization: ApiKey <key>' or 'ApiKey: <key>'",
-        403 => "this key's scope 'read' does not allow this operation",
+        403 if rate_limited => "this key's scope 'read' does not allow this operation",
+        // The public routes: signed URLs.
+        403 => "this URL asks for a transformation and carries no signature (sig); sign it with a current key",
         404 => "no file with this id",
         416 => "requested range is outside the file",
         429 => "rate limit exceeded; retry after the reset time",
@@ -242,6 +244,28 @@ fn stored_path_parameter() -> Value {
     })
 }
 
+/// `sig` and `exp`, read when the operator requires signed URLs (api/src/signing.rs).
+fn signature_parameters() -> [Value; 2] {
+    [
+        json!({
+            "name": "sig",
+            "in": "query",
+            "required": false,
+            "description": "When the service requires signed URLs (`SHUTTERBOX_URL_SIGNING_KEYS`): the \
+                            HMAC-SHA256 of the path and parameters, unpadded base64url. transform-url and \
+                            `shutterbox sign` add it; docs/internet.md defines it.",
+            "schema": { "type": "string", "pattern": "^[A-Za-z0-9_-]{43}$" }
+        }),
+        json!({
+            "name": "exp",
+            "in": "query",
+            "required": false,
+            "description": "A signed URL's expiry, in Unix seconds (covered by `sig`).",
+            "schema": { "type": "integer", "minimum": 0 }
+        }),
+    ]
+}
+
 fn not_modified() -> Value {
     json!({
         "description": "`If-None-Match` named this ETag: the cached copy is current.",
@@ -253,6 +277,7 @@ fn not_modified() -> Value {
 fn public_routes(transformation_params: &[Value]) -> [(&'static str, Value); 3] {
     let mut file_params = vec![stored_path_parameter()];
     file_params.extend_from_slice(transformation_params);
+    file_params.extend(signature_parameters());
     [
         (
             "/file/{path}",
@@ -263,8 +288,10 @@ fn public_routes(transformation_params: &[Value]) -> [(&'static str, Value); 3] 
                     §4.9), in the format named by `format`, else by the URL's extension (`cat.webp` serves \
                     `cat.jpg` as WebP). Unknown parameters are ignored and parameter order does not matter. \
                     Without transformations the original bytes are served, with `Range` support. SVG and \
-                    BMP originals and `format=bmp` are served unconverted. Variants are rendered once and \
-                    kept; a render the service has no room for is a 503 with `Retry-After`. Also answers `HEAD`.",
+                    BMP originals and `format=bmp` are served unconverted. `preset` renders one of the \
+                    operator's named presets. Where the operator requires it, a render needs a valid \
+                    signature (`sig`, docs/internet.md) or a preset. Variants are rendered once and kept; a \
+                    render the service has no room for is a 503 with `Retry-After`. Also answers `HEAD`.",
                 "operationId": "deliverFile",
                 "security": [],
                 "parameters": file_params,
@@ -280,8 +307,11 @@ fn public_routes(transformation_params: &[Value]) -> [(&'static str, Value); 3] 
                         "content": binary(&["image/*", "*/*"])
                     },
                     "304": not_modified(),
-                    "400": error_response("A transformation parameter is out of range or malformed, or \
+                    "400": error_response("A transformation parameter is out of range or malformed, a \
+                                           preset is unknown or combined with parameters, or \
                                            transformations were asked of a non-image."),
+                    "403": error_response("The service requires signed URLs and `sig` is missing, wrong or \
+                                           expired, or it renders named presets only."),
                     "404": error_response("No file at this path."),
                     "416": error_response("The requested range is outside the original."),
                     "500": error_response("Internal server error."),

@@ -10,7 +10,10 @@ use shutterbox_queue::{Job, JobQueue, JobStats};
 use shutterbox_storage::{ObjectKey, ObjectStore};
 use shutterbox_variants::Variants;
 
-use crate::{lookup::PathLookup, rate_limit::RateLimiter, responses::ResponseCache, telemetry::HttpMetrics};
+use crate::{
+    access::DeliveryAccess, lookup::PathLookup, rate_limit::RateLimiter, responses::ResponseCache,
+    telemetry::HttpMetrics,
+};
 
 /// Tells the other API nodes that a file was deleted, so that none serves it from memory afterwards
 /// (distributed mode: Redis pub/sub, in the binary's `coordination`).
@@ -33,6 +36,8 @@ pub struct Settings {
     pub cache_max_age_secs: u64,
     /// `public, max-age=<cache_max_age_secs>`, the Cache-Control of public deliveries, made once.
     pub cache_control: HeaderValue,
+    /// What public delivery may render: signing keys, presets, presets only.
+    pub access: DeliveryAccess,
 }
 
 #[derive(Clone)]

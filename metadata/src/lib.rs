@@ -104,9 +104,29 @@ pub trait MetadataStore: Send + Sync + 'static {
     /// A stored variant of a file.
     async fn variant(&self, file_id: &str, digest: &str) -> Result<Option<VariantRecord>>;
 
-    /// Records a stored variant; `false` when it was already recorded or the file no longer exists (the
-    /// caller then owns the object and removes it).
+    /// Records a stored variant, last asked for at `now_ms`; `false` when it was already recorded or the file
+    /// no longer exists (the caller then owns the object and removes it).
     async fn put_variant(&self, variant: &VariantRecord, now_ms: i64) -> Result<bool>;
+
+    /// The file's stored variants (what its per-file cap counts).
+    async fn file_variants(&self, file_id: &str) -> Result<Vec<VariantRecord>>;
+
+    /// Marks a stored variant as kept in preference (a job or a preset asked for it).
+    async fn pin_variant(&self, file_id: &str, digest: &str) -> Result<()>;
+
+    /// Notes that the variants `(file id, digest)` were asked for at `now_ms` (one statement per batch;
+    /// callers coalesce, so this is not a write per request).
+    async fn touch_variants(&self, keys: &[(String, String)], now_ms: i64) -> Result<()>;
+
+    /// The stored variants to evict first: unpinned before pinned, least recently asked for first; at
+    /// most `limit`.
+    async fn least_recent_variants(&self, limit: u64) -> Result<Vec<VariantRecord>>;
+
+    /// Forgets a stored variant's record; `false` when there was none.
+    async fn delete_variant(&self, file_id: &str, digest: &str) -> Result<bool>;
+
+    /// How many variants are stored, and their bytes.
+    async fn variant_totals(&self) -> Result<(u64, u64)>;
 
     /// Deletes the file's record and its variant records, and returns both; `None` when the account has no
     /// such file.

@@ -95,6 +95,10 @@ pub struct VariantRecord {
     pub object_key: ObjectKey,
     pub content_type: String,
     pub size: u64,
+    /// Rendered ahead of requests (a job) or a preset: evicted only after every other variant.
+    pub pinned: bool,
+    /// When it was last asked for (coalesced, to about a minute); its creation until then.
+    pub last_access_ms: i64,
 }
 
 /// What deleting a file removed from the metadata: the objects of all of it are the caller's to remove.

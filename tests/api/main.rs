@@ -3,6 +3,7 @@
 // A test fails by panicking: unwrap and expect are how it says so (the workspace denies them elsewhere).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod access;
 mod auth;
 mod cluster;
 mod delivery;
@@ -22,4 +23,5 @@ mod thumbnail;
 mod transform;
 mod transform_url;
 mod upload;
+mod variant_store;
 mod warm;

@@ -116,24 +116,6 @@ async fn etag_304_head_and_unknown_ids() {
     assert_error(post, StatusCode::METHOD_NOT_ALLOWED).await;
 }
 
-/// Every object under `files/<id>/` in the store.
-fn stored_objects(app: &TestApp, id: &str) -> Vec<String> {
-    let dir = app.objects_dir.join("files").join(id);
-    let mut found = Vec::new();
-    let mut stack = vec![dir];
-    while let Some(dir) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
-        for entry in entries.flatten() {
-            if entry.path().is_dir() {
-                stack.push(entry.path());
-            } else {
-                found.push(entry.path().display().to_string());
-            }
-        }
-    }
-    found
-}
-
 #[tokio::test]
 async fn deleting_a_file_removes_its_stored_variants() {
     let app = TestApp::spawn().await;
@@ -143,16 +125,16 @@ async fn deleting_a_file_removes_its_stored_variants() {
     assert_eq!(app.fetch(&variant).await.0, StatusCode::OK);
     // The original, the thumbnail (job) and the variant (kept in the background).
     for _ in 0..200 {
-        if stored_objects(&app, id).len() == 3 {
+        if app.stored_objects(id).len() == 3 {
             break;
         }
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
-    assert_eq!(stored_objects(&app, id).len(), 3, "{:?}", stored_objects(&app, id));
+    assert_eq!(app.stored_objects(id).len(), 3, "{:?}", app.stored_objects(id));
 
     let deleted = app.authed(Method::DELETE, &format!("/files/{id}"), &app.key).send().await.unwrap();
     assert_eq!(deleted.status(), StatusCode::OK);
-    assert!(stored_objects(&app, id).is_empty(), "{:?}", stored_objects(&app, id));
+    assert!(app.stored_objects(id).is_empty(), "{:?}", app.stored_objects(id));
     if app.is_embedded() {
         assert!(!app.objects_dir.join("files").join(id).exists(), "no empty directories left behind");
     }
@@ -170,7 +152,7 @@ async fn stored_variants_are_read_back_when_memory_holds_nothing() {
     assert_eq!(status, StatusCode::OK);
     let id = file["id"].as_str().unwrap();
     for _ in 0..200 {
-        if stored_objects(&app, id).len() == 3 {
+        if app.stored_objects(id).len() == 3 {
             break;
         }
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;

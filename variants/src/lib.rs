@@ -2,9 +2,10 @@
 //! `VariantKey`), where it is found (memory, the object store), how it is made (the pipeline on the
 //! `RenderPool`'s threads, requests before jobs, behind `RenderAdmission`) and how it is made once
 //! (`RenderFlight`). Requests call `Variants::get`, jobs `Variants::ensure`; the HTTP layer and the worker
-//! know nothing else of rendering.
+//! know nothing else of rendering. Stored variants are a bounded cache (`StoreBounds`, `Variants::trim`).
 
 mod admission;
+mod bounds;
 mod flight;
 mod render_pool;
 mod renderer;
@@ -12,6 +13,7 @@ mod spec;
 mod variants;
 
 pub use admission::RenderAdmission;
+pub use bounds::{Keep, StoreBounds, StoreStats};
 pub use flight::{Claim, FlightError, Held, LocalFlight, RenderFlight};
 pub use render_pool::{PoolError, Priority, RenderPool};
 pub use renderer::{RenderTimes, Variant, VariantError};

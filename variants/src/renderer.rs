@@ -3,7 +3,7 @@
 //! deleting the file removes it). `Variants` composes them for requests and jobs alike, so a variant is the
 //! same bytes whoever made it.
 
-use std::sync::Arc;
+use std::sync::{Arc, atomic::Ordering};
 
 use bytes::Bytes;
 use prometheus::{HistogramOpts, HistogramVec};
@@ -12,6 +12,7 @@ use shutterbox_pipeline::{PipelineError, RenderOptions, Target, render};
 use shutterbox_storage::{ObjectKey, ObjectStore, StoreError};
 
 use crate::{
+    bounds::{AccessLog, Eviction, Keep, StoreBounds, StoreStats},
     render_pool::{PoolError, Priority, RenderPool},
     spec::{VariantKey, VariantSpec},
 };
@@ -78,11 +79,14 @@ impl RenderTimes {
 /// Renders and keeps variants.
 #[derive(Clone)]
 pub(crate) struct Renderer {
-    metadata: Arc<dyn MetadataStore>,
-    store: Arc<dyn ObjectStore>,
+    pub(crate) metadata: Arc<dyn MetadataStore>,
+    pub(crate) store: Arc<dyn ObjectStore>,
     options: RenderOptions,
     times: RenderTimes,
     pool: RenderPool,
+    pub(crate) bounds: StoreBounds,
+    pub(crate) access: Arc<AccessLog>,
+    pub(crate) store_stats: Arc<StoreStats>,
 }
 
 impl Renderer {
@@ -93,7 +97,16 @@ impl Renderer {
         options: RenderOptions,
         pool: RenderPool,
     ) -> Self {
-        Self { metadata, store, options, times: RenderTimes::new(), pool }
+        Self {
+            metadata,
+            store,
+            options,
+            times: RenderTimes::new(),
+            pool,
+            bounds: StoreBounds::default(),
+            access: Arc::default(),
+            store_stats: Arc::default(),
+        }
     }
 
     /// Render times of every render this renderer made (API and jobs alike).
@@ -140,9 +153,41 @@ impl Renderer {
         Ok(Variant { bytes: Bytes::from(rendered.bytes), content_type: rendered.format.mime().to_owned() })
     }
 
-    /// Keeps a rendered variant in the store and records it. Idempotent: a variant recorded already, or a
-    /// file deleted meanwhile, leaves no object behind.
-    pub async fn persist(&self, key: &VariantKey, variant: &Variant, now_ms: i64) -> Result<(), VariantError> {
+    /// Keeps a rendered variant in the store and records it, within the file's cap: to make room, the
+    /// file's least recently used unpinned variants are evicted; when there are none, a `Keep::Cached`
+    /// variant is not stored (it was served, and stays in memory) and a pinned one is stored anyway.
+    /// Idempotent: a variant recorded already, or a file deleted meanwhile, leaves no object behind.
+    pub async fn persist(
+        &self,
+        key: &VariantKey,
+        variant: &Variant,
+        now_ms: i64,
+        keep: Keep,
+    ) -> Result<(), VariantError> {
+        let pinned = keep == Keep::Pinned;
+        // The freshest recency this process knows goes first, so the cap weighs it.
+        self.access.flush(self.metadata.as_ref(), now_ms).await;
+        let mut kept = self.metadata.file_variants(&key.file_id).await?;
+        if let Some(existing) = kept.iter().find(|v| v.digest == key.digest) {
+            if pinned && !existing.pinned {
+                self.metadata.pin_variant(&key.file_id, &key.digest).await?;
+            }
+            return Ok(());
+        }
+        let over = (kept.len() as u64 + 1).saturating_sub(self.bounds.per_file);
+        if over > 0 {
+            kept.retain(|v| !v.pinned);
+            kept.sort_by(|a, b| (a.last_access_ms, &a.digest).cmp(&(b.last_access_ms, &b.digest)));
+            let evictable = usize::try_from(over).unwrap_or(usize::MAX).min(kept.len());
+            if evictable < usize::try_from(over).unwrap_or(usize::MAX) && !pinned {
+                self.store_stats.not_stored.fetch_add(1, Ordering::Relaxed);
+                return Ok(());
+            }
+            for record in &kept[..evictable] {
+                self.evict(record, Eviction::FileCap, now_ms).await?;
+            }
+        }
+
         let (file_id, digest) = (&key.file_id, key.digest.clone());
         let key: ObjectKey = key.object_key();
         // Noted first, so a crash between the put and the record leaves nothing the sweep cannot find.
@@ -154,6 +199,8 @@ impl Renderer {
             object_key: key.clone(),
             content_type: variant.content_type.clone(),
             size: variant.bytes.len() as u64,
+            pinned,
+            last_access_ms: now_ms,
         };
         if !self.metadata.put_variant(&record, now_ms).await? {
             // Already recorded (same key, same bytes: keep it) or the file is gone (remove it).
@@ -162,6 +209,19 @@ impl Renderer {
             }
         }
         self.metadata.end_object(key.as_str()).await?;
+        Ok(())
+    }
+
+    /// Removes a stored variant: its record, then its object. Noted as an intent first, so a crash or a
+    /// store that refuses the delete leaves the object to the sweep, never an object without a record.
+    pub async fn evict(&self, record: &VariantRecord, reason: Eviction, now_ms: i64) -> Result<(), VariantError> {
+        let key = record.object_key.as_str();
+        self.metadata.begin_object(key, now_ms).await?;
+        if self.metadata.delete_variant(&record.file_id, &record.digest).await? {
+            self.store_stats.evicted(reason);
+        }
+        self.store.delete(&record.object_key).await?;
+        self.metadata.end_object(key).await?;
         Ok(())
     }
 }

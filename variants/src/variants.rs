@@ -21,11 +21,17 @@ use shutterbox_storage::ObjectStore;
 
 use crate::{
     admission::RenderAdmission,
+    bounds::{Eviction, Keep, StoreBounds, StoreStats},
     flight::{Claim, Held, LocalFlight, RenderFlight},
     render_pool::{Priority, RenderPool},
     renderer::{RenderTimes, Renderer, Variant, VariantError},
     spec::{VariantKey, VariantSpec},
 };
+
+/// How often the last-use times noted in memory are written down.
+const ACCESS_FLUSH: Duration = Duration::from_secs(60);
+/// Variants `trim` weighs per round.
+const TRIM_BATCH: u64 = 256;
 
 /// Longest wait for someone else's render of a variant before rendering it here.
 const CLAIM_WAIT: Duration = Duration::from_secs(30);
@@ -108,19 +114,33 @@ impl Variants {
     }
 
     /// The variant `spec` of `file` for a request: from memory, else the store, else rendered now (the
-    /// response does not wait for it to be stored). `Overloaded` when no render turn is free.
-    pub async fn get(&self, file: &FileRecord, spec: &VariantSpec) -> Result<Arc<Variant>, Arc<VariantError>> {
+    /// response does not wait for it to be stored, as `keep` says). `Overloaded` when no render turn is
+    /// free.
+    pub async fn get(
+        &self,
+        file: &FileRecord,
+        spec: &VariantSpec,
+        keep: Keep,
+    ) -> Result<Arc<Variant>, Arc<VariantError>> {
         let key = spec.key(&file.id);
         if let Some(hit) = self.cache.get(&key).await {
             self.stats.hits.fetch_add(1, Ordering::Relaxed);
+            self.renderer.access.note(&key);
             return Ok(hit);
         }
         self.stats.misses.fetch_add(1, Ordering::Relaxed);
-        self.cache.try_get_with(key.clone(), self.load(key, file, spec)).await
+        self.cache.try_get_with(key.clone(), self.load(key, file, spec, keep)).await
     }
 
-    async fn load(&self, key: VariantKey, file: &FileRecord, spec: &VariantSpec) -> Result<Arc<Variant>, VariantError> {
+    async fn load(
+        &self,
+        key: VariantKey,
+        file: &FileRecord,
+        spec: &VariantSpec,
+        keep: Keep,
+    ) -> Result<Arc<Variant>, VariantError> {
         if let Some(stored) = self.stored(&key).await? {
+            self.renderer.access.note(&key);
             return Ok(stored);
         }
         // A turn before the claim, so a refused request holds no claim.
@@ -137,7 +157,7 @@ impl Variants {
         let (renderer, kept) = (self.renderer.clone(), rendered.as_ref().ok().cloned());
         tokio::spawn(async move {
             if let Some(kept) = kept
-                && let Err(e) = renderer.persist(&key, &kept, now_ms()).await
+                && let Err(e) = renderer.persist(&key, &kept, now_ms(), keep).await
             {
                 // Still served from memory and rendered again when needed; nothing is lost.
                 tracing::warn!(error = %e, variant = %key, "could not keep a rendered variant");
@@ -154,7 +174,11 @@ impl Variants {
     /// it rendered.
     pub async fn ensure(&self, file: &FileRecord, spec: &VariantSpec) -> Result<bool, VariantError> {
         let key = spec.key(&file.id);
-        if self.recorded(&key).await? {
+        if let Some(kept) = self.renderer.metadata().variant(&key.file_id, &key.digest).await? {
+            // A request's variant that a job names now: kept in preference from here on.
+            if !kept.pinned {
+                self.renderer.metadata().pin_variant(&key.file_id, &key.digest).await?;
+            }
             return Ok(false);
         }
         let held = match self.turn(&key).await {
@@ -164,13 +188,65 @@ impl Variants {
         };
         let kept = async {
             let variant = self.renderer.render(file, spec, Priority::Background).await?;
-            self.renderer.persist(&key, &variant, now_ms()).await
+            self.renderer.persist(&key, &variant, now_ms(), Keep::Pinned).await
         }
         .await;
         if let Some(held) = held {
             held.release().await;
         }
         kept.map(|()| true)
+    }
+
+    /// Keeps stored variants within `bounds`, and writes down when variants were last used once a minute
+    /// (in a task of its own; call within the runtime).
+    pub fn with_store_bounds(mut self, bounds: StoreBounds) -> Self {
+        self.renderer.bounds = bounds;
+        let (access, metadata) = (self.renderer.access.clone(), self.renderer.metadata.clone());
+        tokio::spawn(async move {
+            let mut every = tokio::time::interval(ACCESS_FLUSH);
+            every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                every.tick().await;
+                access.flush(metadata.as_ref(), now_ms()).await;
+            }
+        });
+        self
+    }
+
+    /// Stored variants and evictions, for `/metrics`.
+    pub fn store_stats(&self) -> &StoreStats {
+        &self.renderer.store_stats
+    }
+
+    /// Evicts the least recently used stored variants (unpinned first) until their bytes are within the
+    /// budget; counts what is stored. The sweep runs it where jobs run. Returns how many it evicted.
+    pub async fn trim(&self) -> Result<u64, VariantError> {
+        let now = now_ms();
+        self.renderer.access.flush(self.renderer.metadata(), now).await;
+        let budget = self.renderer.bounds.total_bytes;
+        let mut evicted = 0;
+        loop {
+            let (count, bytes) = self.renderer.metadata().variant_totals().await?;
+            let stats = &self.renderer.store_stats;
+            stats.stored.store(count, Ordering::Relaxed);
+            stats.stored_bytes.store(bytes, Ordering::Relaxed);
+            if bytes <= budget {
+                return Ok(evicted);
+            }
+            let mut excess = bytes - budget;
+            let candidates = self.renderer.metadata().least_recent_variants(TRIM_BATCH).await?;
+            if candidates.is_empty() {
+                return Ok(evicted);
+            }
+            for record in candidates {
+                if excess == 0 {
+                    break;
+                }
+                self.renderer.evict(&record, Eviction::Budget, now).await?;
+                excess = excess.saturating_sub(record.size);
+                evicted += 1;
+            }
+        }
     }
 
     /// Forgets every variant of a file held in memory (on delete).
@@ -220,7 +296,7 @@ fn memory(max_bytes: u64) -> Cache<VariantKey, Arc<Variant>> {
 #[cfg(test)]
 mod tests {
     use bytes::Bytes;
-    use shutterbox_metadata::{ConfirmOutcome, NewFile, PendingUpload, SqlMetadata};
+    use shutterbox_metadata::{ConfirmOutcome, NewFile, PendingUpload, SqlMetadata, VariantRecord};
     use shutterbox_model::{AccountName, FileKind, ObjectKey};
     use shutterbox_pipeline::{OutputFormat, Target, Transform, samples};
     use shutterbox_storage::LocalStore;
@@ -280,14 +356,50 @@ mod tests {
         let (variants, file) = setup(&dir).await;
         let spec = VariantSpec::new(Transform::from_query("w=100").unwrap(), Target::Format(OutputFormat::Webp));
         for _ in 0..4 {
-            let (got, ensured) = tokio::join!(variants.get(&file, &spec), variants.ensure(&file, &spec));
+            let (got, ensured) = tokio::join!(variants.get(&file, &spec, Keep::Cached), variants.ensure(&file, &spec));
             got.unwrap();
             ensured.unwrap();
         }
         assert_eq!(variants.times().count("webp", "ok"), 1);
         variants.forget(&file.id);
-        let again = variants.get(&file, &spec).await.unwrap();
+        let again = variants.get(&file, &spec, Keep::Cached).await.unwrap();
         assert_eq!(again.content_type, "image/webp");
         assert_eq!(variants.times().count("webp", "ok"), 1, "read back from the store, not rendered");
+    }
+
+    #[tokio::test]
+    async fn trimming_evicts_ad_hoc_variants_before_pinned_ones_least_recent_first() {
+        let dir = tempfile::tempdir().unwrap();
+        let (variants, file) = setup(&dir).await;
+        let variants = variants.with_store_bounds(StoreBounds { per_file: 64, total_bytes: 250 });
+        let (metadata, store) = (variants.renderer.metadata.clone(), variants.renderer.store.clone());
+        // (digest, pinned, last used): 100 bytes each, 400 in all against a budget of 250.
+        for (digest, pinned, used) in [("a", true, 1), ("b", false, 3), ("c", false, 2), ("d", true, 4)] {
+            let object_key = ObjectKey::variant(&file.id, digest);
+            store.put(&object_key, Bytes::from(vec![0; 100]), "image/png").await.unwrap();
+            let record = VariantRecord {
+                file_id: file.id.clone(),
+                digest: digest.into(),
+                object_key,
+                content_type: "image/png".into(),
+                size: 100,
+                pinned,
+                last_access_ms: used,
+            };
+            assert!(metadata.put_variant(&record, used).await.unwrap());
+        }
+        assert_eq!(variants.trim().await.unwrap(), 2);
+        let left: Vec<String> = metadata.file_variants(&file.id).await.unwrap().into_iter().map(|v| v.digest).collect();
+        assert_eq!(left.len(), 2);
+        assert!(left.contains(&"a".to_owned()) && left.contains(&"d".to_owned()), "{left:?}");
+        assert!(store.get(&ObjectKey::variant(&file.id, "b")).await.unwrap().is_none(), "the object went too");
+        assert_eq!(variants.store_stats().stored_bytes.load(Ordering::Relaxed), 200);
+        assert_eq!(variants.store_stats().evicted_for_budget.load(Ordering::Relaxed), 2);
+
+        // Then pinned ones, least recent first, once nothing else is left.
+        let tight = variants.with_store_bounds(StoreBounds { per_file: 64, total_bytes: 150 });
+        assert_eq!(tight.trim().await.unwrap(), 1);
+        let left: Vec<String> = metadata.file_variants(&file.id).await.unwrap().into_iter().map(|v| v.digest).collect();
+        assert_eq!(left, ["d"]);
     }
 }

@@ -6,6 +6,8 @@
 //!   variant) is noted first (`MetadataStore::begin_object`) and settled after. An intent older than the
 //!   grace period means the writer stopped in between; the object is deleted unless a record refers to it.
 //!
+//! - Stored variants over the byte budget: the least recently used go, unpinned first (`Variants::trim`).
+//!
 //! Everything waits `grace` past its deadline, which must exceed the longest write (a 5 GiB copy), so the
 //! sweep never races a writer that is still alive. Several sweepers (API nodes, worker processes) may run at
 //! once: each step is idempotent.
@@ -14,6 +16,7 @@ use std::{sync::Arc, time::Duration};
 
 use shutterbox_metadata::{MetadataError, MetadataStore};
 use shutterbox_storage::{ObjectKey, ObjectStore, StoreError};
+use shutterbox_variants::{VariantError, Variants};
 use tokio::sync::watch;
 
 /// Rows handled per query; the sweep repeats until a pass finds fewer.
@@ -25,6 +28,8 @@ pub enum SweepError {
     Store(#[from] StoreError),
     #[error(transparent)]
     Metadata(#[from] MetadataError),
+    #[error(transparent)]
+    Variants(#[from] VariantError),
 }
 
 /// What one sweep removed.
@@ -32,6 +37,7 @@ pub enum SweepError {
 pub struct SweepReport {
     pub expired_uploads: u64,
     pub orphaned_objects: u64,
+    pub evicted_variants: u64,
 }
 
 #[derive(Clone)]
@@ -39,17 +45,27 @@ pub struct Sweeper {
     metadata: Arc<dyn MetadataStore>,
     store: Arc<dyn ObjectStore>,
     grace: Duration,
+    variants: Option<Variants>,
 }
 
 impl Sweeper {
     pub fn new(metadata: Arc<dyn MetadataStore>, store: Arc<dyn ObjectStore>, grace: Duration) -> Self {
-        Self { metadata, store, grace }
+        Self { metadata, store, grace, variants: None }
+    }
+
+    /// Also keeps the stored variants within their byte budget.
+    pub fn with_variants(mut self, variants: Variants) -> Self {
+        self.variants = Some(variants);
+        self
     }
 
     /// One sweep as of `now_ms`.
     pub async fn sweep(&self, now_ms: i64) -> Result<SweepReport, SweepError> {
         let cutoff = now_ms.saturating_sub(i64::try_from(self.grace.as_millis()).unwrap_or(i64::MAX));
         let mut report = SweepReport::default();
+        if let Some(variants) = &self.variants {
+            report.evicted_variants = variants.trim().await?;
+        }
         loop {
             let expired = self.metadata.expired_pending(cutoff, BATCH).await?;
             for pending in &expired {
@@ -89,6 +105,7 @@ impl Sweeper {
                 Ok(report) if report != SweepReport::default() => tracing::info!(
                     expired_uploads = report.expired_uploads,
                     orphaned_objects = report.orphaned_objects,
+                    evicted_variants = report.evicted_variants,
                     "swept"
                 ),
                 Ok(_) => {}

@@ -18,13 +18,13 @@ use poem::{
     web::Data,
 };
 use shutterbox_metadata::FileRecord;
-use shutterbox_model::FileKind;
+use shutterbox_model::{FileKind, clock::now_ms};
 use shutterbox_pipeline::{Format, OutputFormat, Target, Transform};
 use shutterbox_storage::ByteRange;
 
-use shutterbox_variants::VariantSpec;
+use shutterbox_variants::{Keep, VariantSpec};
 
-use crate::{error::ApiError, responses::CachedResponse, state::AppState};
+use crate::{access::Grant, error::ApiError, responses::CachedResponse, state::AppState};
 
 /// `GET|HEAD /v1/file/<path>`.
 #[handler]
@@ -38,9 +38,9 @@ pub async fn deliver_file(req: &Request, state: Data<&AppState>) -> Result<Respo
         return Ok(variant_response(req, &state, &hit));
     }
     let generation = state.responses.generation();
-    let transform =
-        Transform::from_query(req.uri().query().unwrap_or("")).map_err(|e| ApiError::bad_request(e.to_string()))?;
     let path = request_path(req, "/v1/file/")?;
+    let query = state.settings.access.read(&path, req.uri().query().unwrap_or(""), now_secs())?;
+    let transform = query.transform;
     let located = state.paths.locate(state.metadata.as_ref(), &path).await?.ok_or_else(not_found)?;
     let (file, extension_format) = (&located.file, located.extension_format);
 
@@ -53,13 +53,18 @@ pub async fn deliver_file(req: &Request, state: Data<&AppState>) -> Result<Respo
     if transform.is_identity() && extension_format.is_none() {
         return original(req, &state, file).await;
     }
+    // A variant is what the request needs: the operator's rules (signing, presets only) decide here, before
+    // any render or store write.
+    state.settings.access.may_render(&query)?;
     let target = target_of(transform.format, extension_format);
     let spec = VariantSpec::new(transform, target);
     let etag = HeaderValue::try_from(spec.key(&file.id).etag()).map_err(ApiError::internal)?;
     if etag_matches(req, etag.to_str().unwrap_or_default()) {
         return Ok(not_modified(&state, &etag));
     }
-    let variant = state.variants.get(file, &spec).await.map_err(|e| ApiError::from(&*e))?;
+    // Presets are the operator's own variants: kept in preference to ad-hoc ones.
+    let keep = if query.grant == Grant::Preset { Keep::Pinned } else { Keep::Cached };
+    let variant = state.variants.get(file, &spec, keep).await.map_err(|e| ApiError::from(&*e))?;
     let response = CachedResponse {
         file_id: file.id.clone(),
         etag,
@@ -67,7 +72,10 @@ pub async fn deliver_file(req: &Request, state: Data<&AppState>) -> Result<Respo
         bytes: variant.bytes.clone(),
     };
     let answer = variant_response(req, &state, &response);
-    state.responses.insert(request_target, generation, response);
+    // An expiring URL is checked on every request, so it is refused once it expires.
+    if query.expires.is_none() {
+        state.responses.insert(request_target, generation, response);
+    }
     Ok(answer)
 }
 
@@ -113,6 +121,10 @@ pub(crate) fn target_of(format: Option<Format>, extension_format: Option<OutputF
     }
 }
 
+fn now_secs() -> u64 {
+    u64::try_from(now_ms() / 1000).unwrap_or(0)
+}
+
 fn not_found() -> ApiError {
     ApiError::not_found("no file at this path")
 }
@@ -141,7 +153,7 @@ fn request_path(req: &Request, prefix: &str) -> Result<String, ApiError> {
 
 /// Percent-decodes a request path one segment at a time; `None` when a segment is not UTF-8 or decodes to
 /// a `/` (stored names never contain one).
-fn decode_path(raw: &str) -> Option<String> {
+pub(crate) fn decode_path(raw: &str) -> Option<String> {
     let segments = raw
         .split('/')
         .map(|segment| percent_decode_str(segment).decode_utf8().ok().filter(|s| !s.contains('/')))

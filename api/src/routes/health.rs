@@ -5,6 +5,7 @@ use poem::{handler, http::StatusCode, web::Data, web::Json};
 use serde_json::{Value, json};
 
 use shutterbox_queue::{JobQueue, JobStats};
+use shutterbox_variants::StoreStats;
 
 use crate::state::AppState;
 
@@ -70,8 +71,34 @@ pub async fn metrics(state: Data<&AppState>) -> poem::Response {
         admission.rejected.load(Ordering::Relaxed)
     );
     job_metrics(&mut out, &state.jobs, state.queue.as_ref()).await;
+    store_metrics(&mut out, state.variants.store_stats());
     state.http_metrics.render(&mut out);
     poem::Response::builder().content_type("text/plain; version=0.0.4").body(out)
+}
+
+/// The stored variants (as last counted by this process's sweep) and the evictions it made, in the
+/// Prometheus text format (shared with the worker process's `/metrics`).
+pub fn store_metrics(out: &mut String, stats: &StoreStats) {
+    use std::{fmt::Write, sync::atomic::Ordering};
+    let load = |counter: &std::sync::atomic::AtomicU64| counter.load(Ordering::Relaxed);
+    let _ = writeln!(
+        out,
+        "# HELP shutterbox_stored_variants Variants kept in the object store, as last counted by this process's sweep.\n\
+         # TYPE shutterbox_stored_variants gauge\nshutterbox_stored_variants {}\n\
+         # HELP shutterbox_stored_variant_bytes Bytes of the variants kept in the object store, as last counted.\n\
+         # TYPE shutterbox_stored_variant_bytes gauge\nshutterbox_stored_variant_bytes {}\n\
+         # HELP shutterbox_variant_evictions_total Stored variants removed by this process, by reason.\n\
+         # TYPE shutterbox_variant_evictions_total counter\n\
+         shutterbox_variant_evictions_total{{reason=\"file_cap\"}} {}\n\
+         shutterbox_variant_evictions_total{{reason=\"budget\"}} {}\n\
+         # HELP shutterbox_variants_not_stored_total Variants served but not stored: their file's cap was full of pinned ones.\n\
+         # TYPE shutterbox_variants_not_stored_total counter\nshutterbox_variants_not_stored_total {}",
+        load(&stats.stored),
+        load(&stats.stored_bytes),
+        load(&stats.evicted_for_file_cap),
+        load(&stats.evicted_for_budget),
+        load(&stats.not_stored),
+    );
 }
 
 /// The job counters of this process and the queue's depth, in the Prometheus text format (shared with the

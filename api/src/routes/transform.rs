@@ -1,7 +1,8 @@
 //! `POST /v1/file/{id}/transform-url`: builds the public URL of a transformed image. It validates the
 //! transformations exactly as delivery does (the same parser), so a URL it returns never answers 400.
 //! Generating a URL queues the rendering of that variant, so the URL's first request is normally served
-//! from the store.
+//! from the store. A `preset` names one of the operator's presets instead; when delivery URLs must be
+//! signed, the URL carries its `sig` (api/src/access.rs has the rules).
 
 use poem::web::Data;
 use poem_openapi::{Object, OpenApi, param::Path, payload::Json};
@@ -20,6 +21,7 @@ use crate::{
     error::ApiError,
     file_object::encode_path,
     routes::delivery::{served_unconverted, target_of},
+    signing::SIGNATURE,
     state::AppState,
 };
 
@@ -69,6 +71,10 @@ pub struct TransformRequest {
     /// `jpeg`, `png`, `webp`, `avif`, `gif`, `tiff`, `bmp` or `auto`.
     #[oai(nullable)]
     pub format: Option<String>,
+    /// The name of one of the service's presets (`SHUTTERBOX_PRESETS`), alone: instead of the parameters
+    /// above.
+    #[oai(nullable)]
+    pub preset: Option<String>,
 }
 
 impl TransformRequest {
@@ -92,6 +98,7 @@ impl TransformRequest {
             ("border", self.border.clone()),
             ("crop", self.crop.clone()),
             ("format", self.format.clone()),
+            ("preset", self.preset.clone()),
         ];
         Ok(fields.into_iter().filter_map(|(name, value)| Some((name, value?))).collect())
     }
@@ -148,9 +155,10 @@ impl TransformApi {
     ) -> Result<Json<TransformUrl>, ApiError> {
         caller.require(Operation::TransformUrl)?;
         let request = body.0;
-        let pairs = request.pairs()?;
-        let transform = Transform::from_pairs(pairs.iter().map(|(k, v)| ((*k).to_owned(), v.clone())))
-            .map_err(|e| ApiError::bad_request(e.to_string()))?;
+        let pairs: Vec<(String, String)> =
+            request.pairs()?.into_iter().map(|(name, value)| (name.to_owned(), value)).collect();
+        let access = &state.settings.access;
+        let (transform, preset) = access.transformation(&pairs)?;
         let file = state
             .metadata
             .file(&caller.account_id, &id)
@@ -169,7 +177,16 @@ impl TransformApi {
             }
             None => file.path.clone(),
         };
-        let query = form_urlencoded::Serializer::new(String::new()).extend_pairs(pairs.iter()).finish();
+        let query = {
+            let mut query = form_urlencoded::Serializer::new(String::new());
+            query.extend_pairs(pairs.iter());
+            // Presets render unsigned; anything else carries a signature when delivery requires one.
+            if let Some(keys) = access.signing.as_ref().filter(|_| preset.is_none() && !pairs.is_empty()) {
+                let pairs = pairs.iter().map(|(n, v)| (n.as_str(), v.as_str()));
+                query.append_pair(SIGNATURE, &keys.sign(&path, pairs));
+            }
+            query.finish()
+        };
         let mut url = format!("{}/file/{}", state.settings.base_url, encode_path(&path));
         if !query.is_empty() {
             url.push('?');
@@ -187,6 +204,7 @@ impl TransformApi {
             ("border", request.border.map(Value::from)),
             ("crop", request.crop.map(Value::from)),
             ("format", request.format.map(Value::from)),
+            ("preset", request.preset.map(Value::from)),
         ]
         .into_iter()
         .filter_map(|(name, value)| Some((name.to_owned(), value?)))

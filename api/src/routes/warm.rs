@@ -19,6 +19,7 @@ use uuid::Uuid;
 
 use super::ApiTags;
 use crate::{
+    access::{DeliveryAccess, query_pairs},
     auth::Caller,
     body::JsonBody,
     error::ApiError,
@@ -43,8 +44,8 @@ pub struct WarmRequest {
     /// Ids of image files of the account, at most 10,000. Omitted: every image file of the account.
     #[oai(nullable, validator(max_items = 10000))]
     pub file_ids: Option<Vec<String>>,
-    /// Transformations as delivery query strings, e.g. `w=320` or `w=640&format=webp`; 1 to 50, each
-    /// changing something.
+    /// Transformations as delivery query strings, e.g. `w=320`, `w=640&format=webp` or `preset=thumb`; 1
+    /// to 50, each changing something.
     #[oai(validator(min_items = 1, max_items = 50))]
     pub transformations: Vec<String>,
 }
@@ -93,7 +94,7 @@ struct Planned {
     transform: Transform,
 }
 
-fn plan(transformations: &[String]) -> Result<Vec<Planned>, ApiError> {
+fn plan(access: &DeliveryAccess, transformations: &[String]) -> Result<Vec<Planned>, ApiError> {
     if transformations.is_empty() || transformations.len() > MAX_TRANSFORMATIONS {
         return Err(ApiError::bad_request(format!(
             "transformations must list 1 to {MAX_TRANSFORMATIONS} delivery query strings"
@@ -106,8 +107,11 @@ fn plan(transformations: &[String]) -> Result<Vec<Planned>, ApiError> {
             if query.chars().any(char::is_control) {
                 return Err(ApiError::bad_request("transformations cannot contain control characters"));
             }
-            let transform = Transform::from_query(&query)
-                .map_err(|e| ApiError::bad_request(format!("transformation '{query}': {e}")))?;
+            let (transform, _) = access.transformation(&query_pairs(&query)).map_err(|e| {
+                let mut error = ApiError::from(e);
+                error.message = format!("transformation '{query}': {}", error.message);
+                error
+            })?;
             if transform.is_identity() {
                 return Err(ApiError::bad_request(format!("transformation '{query}' changes nothing")));
             }
@@ -162,7 +166,7 @@ impl WarmApi {
     ) -> Result<WarmCreated, ApiError> {
         caller.require(Operation::Warm)?;
         let request = body.0;
-        let planned = plan(&request.transformations)?;
+        let planned = plan(&state.settings.access, &request.transformations)?;
         let files = files_to_warm(&state, &caller, request.file_ids).await?;
         if files.len().saturating_mul(planned.len()) > MAX_ITEMS {
             return Err(ApiError::bad_request(format!(

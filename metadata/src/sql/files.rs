@@ -1,6 +1,6 @@
 //! Files: lookups by id, path and stem, listing, and deletion with their variants.
 
-use super::{FILE_COLUMNS, SqlMetadata, as_i64, count, file_of, findable, variant_of};
+use super::{FILE_COLUMNS, SqlMetadata, VARIANT_COLUMNS, as_i64, count, file_of, findable, variant_of};
 use crate::{DeletedFile, FileRecord, Result};
 pub(super) async fn file(db: &SqlMetadata, account_id: &str, id: &str) -> Result<Option<FileRecord>> {
     if !findable(id) {
@@ -70,15 +70,12 @@ pub(super) async fn delete_file(db: &SqlMetadata, account_id: &str, id: &str) ->
     // Writes first (see confirm_pending). The variant rows go before the file row: the foreign key
     // cascades, so deleting the file first would drop them unseen and leave their objects behind. The
     // `EXISTS` keeps another account's variants out of reach.
-    let rows = sqlx::query(
+    let sql = format!(
         "DELETE FROM variants WHERE file_id = $1 \
          AND EXISTS (SELECT 1 FROM files WHERE files.id = $1 AND files.account_id = $2) \
-         RETURNING file_id, digest, object_key, content_type, size",
-    )
-    .bind(id)
-    .bind(account_id)
-    .fetch_all(&mut *tx)
-    .await?;
+         RETURNING {VARIANT_COLUMNS}"
+    );
+    let rows = sqlx::query(sqlx::AssertSqlSafe(sql)).bind(id).bind(account_id).fetch_all(&mut *tx).await?;
     let variants = rows.iter().map(variant_of).collect::<Result<Vec<_>>>()?;
     let sql = format!("DELETE FROM files WHERE id = $1 AND account_id = $2 RETURNING {FILE_COLUMNS}");
     let row = sqlx::query(sqlx::AssertSqlSafe(sql)).bind(id).bind(account_id).fetch_optional(&mut *tx).await?;

@@ -31,6 +31,7 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
     (2, "variants", include_str!("../../../migrations/0002_variants.sql")),
     (3, "warm_batches", include_str!("../../../migrations/0003_warm_batches.sql")),
     (4, "sweeping", include_str!("../../../migrations/0004_sweeping.sql")),
+    (5, "variant_cache", include_str!("../../../migrations/0005_variant_cache.sql")),
 ];
 
 /// Warming items inserted per statement (3 parameters each, well under SQLite's 32,766).
@@ -134,6 +135,9 @@ fn file_of(row: &AnyRow) -> Result<FileRecord> {
     })
 }
 
+/// The columns `variant_of` reads.
+const VARIANT_COLUMNS: &str = "file_id, digest, object_key, content_type, size, pinned, last_access_at";
+
 fn variant_of(row: &AnyRow) -> Result<VariantRecord> {
     Ok(VariantRecord {
         file_id: text(row, "file_id")?,
@@ -141,6 +145,8 @@ fn variant_of(row: &AnyRow) -> Result<VariantRecord> {
         object_key: object_key(row)?,
         content_type: text(row, "content_type")?,
         size: count(row, "size")?,
+        pinned: row.try_get::<i64, _>("pinned")? != 0,
+        last_access_ms: row.try_get("last_access_at")?,
     })
 }
 
@@ -244,6 +250,30 @@ impl MetadataStore for SqlMetadata {
 
     async fn put_variant(&self, variant: &VariantRecord, now_ms: i64) -> Result<bool> {
         variants::put_variant(self, variant, now_ms).await
+    }
+
+    async fn file_variants(&self, file_id: &str) -> Result<Vec<VariantRecord>> {
+        variants::file_variants(self, file_id).await
+    }
+
+    async fn pin_variant(&self, file_id: &str, digest: &str) -> Result<()> {
+        variants::pin_variant(self, file_id, digest).await
+    }
+
+    async fn touch_variants(&self, keys: &[(String, String)], now_ms: i64) -> Result<()> {
+        variants::touch_variants(self, keys, now_ms).await
+    }
+
+    async fn least_recent_variants(&self, limit: u64) -> Result<Vec<VariantRecord>> {
+        variants::least_recent_variants(self, limit).await
+    }
+
+    async fn delete_variant(&self, file_id: &str, digest: &str) -> Result<bool> {
+        variants::delete_variant(self, file_id, digest).await
+    }
+
+    async fn variant_totals(&self) -> Result<(u64, u64)> {
+        variants::variant_totals(self).await
     }
 
     async fn delete_file(&self, account_id: &str, id: &str) -> Result<Option<DeletedFile>> {

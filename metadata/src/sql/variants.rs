@@ -1,25 +1,25 @@
-//! Rendered variants kept in the object store, by file and digest.
+//! Rendered variants kept in the object store, by file and digest: the records, and what their bounds
+//! weigh (per-file count, total bytes, last access, pinned).
 
-use super::{SqlMetadata, as_i64, findable, variant_of};
+use super::{SqlMetadata, VARIANT_COLUMNS, as_i64, count, findable, variant_of};
 use crate::{Result, VariantRecord};
+
+/// Variants touched per statement (2 parameters each, well under SQLite's 32,766).
+const TOUCHES_PER_UPDATE: usize = 500;
+
 pub(super) async fn variant(db: &SqlMetadata, file_id: &str, digest: &str) -> Result<Option<VariantRecord>> {
     if !findable(file_id) {
         return Ok(None);
     }
-    let row = sqlx::query(
-        "SELECT file_id, digest, object_key, content_type, size FROM variants WHERE file_id = $1 AND digest = $2",
-    )
-    .bind(file_id)
-    .bind(digest)
-    .fetch_optional(&db.pool)
-    .await?;
+    let sql = format!("SELECT {VARIANT_COLUMNS} FROM variants WHERE file_id = $1 AND digest = $2");
+    let row = sqlx::query(sqlx::AssertSqlSafe(sql)).bind(file_id).bind(digest).fetch_optional(&db.pool).await?;
     row.as_ref().map(variant_of).transpose()
 }
 
 pub(super) async fn put_variant(db: &SqlMetadata, variant: &VariantRecord, now_ms: i64) -> Result<bool> {
     let inserted = sqlx::query(
-        "INSERT INTO variants (file_id, digest, object_key, content_type, size, created_at) \
-         SELECT $1, $2, $3, $4, $5, $6 WHERE EXISTS (SELECT 1 FROM files WHERE id = $1) \
+        "INSERT INTO variants (file_id, digest, object_key, content_type, size, created_at, last_access_at, pinned) \
+         SELECT $1, $2, $3, $4, $5, $6, $6, $7 WHERE EXISTS (SELECT 1 FROM files WHERE id = $1) \
          ON CONFLICT (file_id, digest) DO NOTHING",
     )
     .bind(&variant.file_id)
@@ -28,8 +28,64 @@ pub(super) async fn put_variant(db: &SqlMetadata, variant: &VariantRecord, now_m
     .bind(&variant.content_type)
     .bind(as_i64(variant.size))
     .bind(now_ms)
+    .bind(i64::from(variant.pinned))
     .execute(&db.pool)
     .await?
     .rows_affected();
     Ok(inserted == 1)
+}
+
+pub(super) async fn file_variants(db: &SqlMetadata, file_id: &str) -> Result<Vec<VariantRecord>> {
+    let sql = format!("SELECT {VARIANT_COLUMNS} FROM variants WHERE file_id = $1");
+    let rows = sqlx::query(sqlx::AssertSqlSafe(sql)).bind(file_id).fetch_all(&db.pool).await?;
+    rows.iter().map(variant_of).collect()
+}
+
+pub(super) async fn pin_variant(db: &SqlMetadata, file_id: &str, digest: &str) -> Result<()> {
+    sqlx::query("UPDATE variants SET pinned = 1 WHERE file_id = $1 AND digest = $2")
+        .bind(file_id)
+        .bind(digest)
+        .execute(&db.pool)
+        .await?;
+    Ok(())
+}
+
+pub(super) async fn touch_variants(db: &SqlMetadata, keys: &[(String, String)], now_ms: i64) -> Result<()> {
+    for chunk in keys.chunks(TOUCHES_PER_UPDATE) {
+        // `(file_id = $2 AND digest = $3) OR …`: row values in IN lists are not portable to every SQLite.
+        let matches: Vec<String> =
+            (0..chunk.len()).map(|i| format!("(file_id = ${} AND digest = ${})", 2 + 2 * i, 3 + 2 * i)).collect();
+        let sql =
+            format!("UPDATE variants SET last_access_at = $1 WHERE last_access_at < $1 AND ({})", matches.join(" OR "));
+        let mut query = sqlx::query(sqlx::AssertSqlSafe(sql)).bind(now_ms);
+        for (file_id, digest) in chunk {
+            query = query.bind(file_id).bind(digest);
+        }
+        query.execute(&db.pool).await?;
+    }
+    Ok(())
+}
+
+pub(super) async fn least_recent_variants(db: &SqlMetadata, limit: u64) -> Result<Vec<VariantRecord>> {
+    let sql =
+        format!("SELECT {VARIANT_COLUMNS} FROM variants ORDER BY pinned, last_access_at, file_id, digest LIMIT $1");
+    let rows = sqlx::query(sqlx::AssertSqlSafe(sql)).bind(as_i64(limit)).fetch_all(&db.pool).await?;
+    rows.iter().map(variant_of).collect()
+}
+
+pub(super) async fn delete_variant(db: &SqlMetadata, file_id: &str, digest: &str) -> Result<bool> {
+    let deleted = sqlx::query("DELETE FROM variants WHERE file_id = $1 AND digest = $2")
+        .bind(file_id)
+        .bind(digest)
+        .execute(&db.pool)
+        .await?
+        .rows_affected();
+    Ok(deleted == 1)
+}
+
+pub(super) async fn variant_totals(db: &SqlMetadata) -> Result<(u64, u64)> {
+    let row = sqlx::query("SELECT COUNT(*) AS n, CAST(COALESCE(SUM(size), 0) AS BIGINT) AS bytes FROM variants")
+        .fetch_one(&db.pool)
+        .await?;
+    Ok((count(&row, "n")?, count(&row, "bytes")?))
 }

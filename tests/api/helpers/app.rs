@@ -296,7 +296,6 @@ impl TestApp {
 }
 
 impl TestApp {
-    /// The value of a counter or gauge on `/metrics` (`name` includes any labels).
     /// A public GET of an absolute URL: status, Content-Type and body.
     pub async fn fetch(&self, url: &str) -> (StatusCode, String, Vec<u8>) {
         let response = self.client.get(url).send().await.unwrap();
@@ -304,6 +303,24 @@ impl TestApp {
         let content_type =
             response.headers().get("content-type").map(|v| v.to_str().unwrap().to_owned()).unwrap_or_default();
         (status, content_type, response.bytes().await.unwrap().to_vec())
+    }
+
+    /// Every object under `files/<id>/` in the store.
+    pub fn stored_objects(&self, id: &str) -> Vec<String> {
+        let dir = self.objects_dir.join("files").join(id);
+        let mut found = Vec::new();
+        let mut stack = vec![dir];
+        while let Some(dir) = stack.pop() {
+            let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+            for entry in entries.flatten() {
+                if entry.path().is_dir() {
+                    stack.push(entry.path());
+                } else {
+                    found.push(entry.path().display().to_string());
+                }
+            }
+        }
+        found
     }
 
     /// The value of a counter on `/metrics`, summed over every API node (`name` includes any labels).

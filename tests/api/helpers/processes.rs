@@ -78,10 +78,14 @@ pub(super) fn service_env(config: &Config) -> Vec<(&'static str, String)> {
         ("SHUTTERBOX_JOB_DRAIN_SECS", b.job_drain_secs.to_string()),
         ("SHUTTERBOX_SWEEP_INTERVAL_SECS", b.sweep_interval_secs.to_string()),
         ("SHUTTERBOX_SWEEP_GRACE_SECS", b.sweep_grace_secs.to_string()),
+        ("SHUTTERBOX_VARIANTS_PER_FILE", b.variants_per_file.to_string()),
+        ("SHUTTERBOX_VARIANT_STORE_BYTES", b.variant_store_bytes.to_string()),
         ("SHUTTERBOX_RENDER_CONCURRENCY", config.render_concurrency.to_string()),
         ("SHUTTERBOX_RENDER_QUEUE", config.render_queue.to_string()),
         ("SHUTTERBOX_S3_BUCKET", b.s3.bucket.clone()),
         ("SHUTTERBOX_S3_REGION", b.s3.region.clone()),
+        ("SHUTTERBOX_PRESETS", config.presets.to_string()),
+        ("SHUTTERBOX_PRESETS_ONLY", config.presets_only.to_string()),
         ("SHUTTERBOX_LOG", "info".into()),
         ("NO_COLOR", "1".into()),
     ];
@@ -94,6 +98,7 @@ pub(super) fn service_env(config: &Config) -> Vec<(&'static str, String)> {
         ("SHUTTERBOX_S3_ACCESS_KEY", &b.s3.access_key),
         ("SHUTTERBOX_S3_SECRET_KEY", &b.s3.secret_key),
         ("SHUTTERBOX_S3_PUBLIC_ENDPOINT", &b.s3.public_endpoint),
+        ("SHUTTERBOX_URL_SIGNING_KEYS", &config.url_signing_keys),
     ];
     env.extend(optional.into_iter().filter_map(|(name, value)| Some((name, value.clone()?))));
     env
