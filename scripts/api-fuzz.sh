@@ -28,8 +28,10 @@ if ! "$venv/bin/schemathesis" --version 2>/dev/null | grep -q "$version"; then
   "$venv/bin/pip" install -q "schemathesis==$version"
 fi
 
-echo "== cargo build (debug)"
-cargo build --locked --bin shutterbox
+# The test suite's build (scripts/test.sh): the same features, so after the tests nothing is compiled again
+# (`cargo build --bin shutterbox` alone would leave out the dev-dependencies' features and rebuild most crates).
+echo "== cargo test --no-run (debug build of the server)"
+cargo test --workspace --locked --no-run
 bin=$target/debug/shutterbox
 
 trap stop_shutterbox EXIT

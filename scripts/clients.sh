@@ -67,8 +67,10 @@ echo "== TypeScript client (openapi-typescript + openapi-fetch, tsc --strict)"
   npm run --silent build
 )
 
-echo "== cargo build (debug)"
-cargo build --locked --bin shutterbox
+# The test suite's build (scripts/test.sh): the same features, so after the tests nothing is compiled again
+# (`cargo build --bin shutterbox` alone would leave out the dev-dependencies' features and rebuild most crates).
+echo "== cargo test --no-run (debug build of the server)"
+cargo test --workspace --locked --no-run
 bin=$target/debug/shutterbox
 
 trap stop_shutterbox EXIT

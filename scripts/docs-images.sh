@@ -50,8 +50,10 @@ if [[ ! -f $corpus/photo-1200x800.jpg || ! -f $corpus/alpha-800x600.png ]]; then
   "$target/debug/examples/make_corpus" "$corpus"
 fi
 
-echo "== cargo build (debug)"
-cargo build --locked --bin shutterbox
+# The test suite's build (scripts/test.sh): the same features, so after the tests nothing is compiled again
+# (`cargo build --bin shutterbox` alone would leave out the dev-dependencies' features and rebuild most crates).
+echo "== cargo test --no-run (debug build of the server)"
+cargo test --workspace --locked --no-run
 out=$(mktemp -d /tmp/docs-images.XXXXXX)
 trap 'stop_shutterbox; rm -rf "$out"' EXIT
 start_shutterbox "$target/debug/shutterbox" "$out"

@@ -25,10 +25,14 @@ max_rss_mib=${LOAD_MAX_RSS_MIB:-1024}
 out=$target/load-test
 mkdir -p "$out"
 
-flags=(--locked)
-[[ $profile == release ]] && flags+=(--release)
 echo "== cargo build ($profile): the server and examples/load.rs"
-cargo build "${flags[@]}" --bin shutterbox --example load
+if [[ $profile == release ]]; then
+  cargo build --locked --release --bin shutterbox --example load
+else
+  # The test suite's build (scripts/test.sh): the same features, so after the tests nothing is compiled again
+  # (`cargo build --bin shutterbox` alone would leave out the dev-dependencies' features and rebuild most crates).
+  cargo test --workspace --locked --no-run
+fi
 bin=$target/$profile/shutterbox
 load=$target/$profile/examples/load
 

@@ -33,7 +33,10 @@ commands=$(awk '
   exit 1
 }
 
-cargo build --locked --bin shutterbox
+# The test suite's build (scripts/test.sh): the same features, so after the tests nothing is compiled again
+# (`cargo build --bin shutterbox` alone would leave out the dev-dependencies' features and rebuild most crates).
+echo "== cargo test --no-run (debug build of the server)"
+cargo test --workspace --locked --no-run
 trap stop_shutterbox EXIT
 start_shutterbox "$target/debug/shutterbox" "$out"
 port=${server_url##*:}
