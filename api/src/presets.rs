@@ -12,6 +12,8 @@ use std::{collections::BTreeMap, str::FromStr};
 
 use shutterbox_pipeline::{Transform, params::PARAM_NAMES};
 
+use crate::access::query_pairs;
+
 /// Longest preset name.
 pub const MAX_NAME_LEN: usize = 64;
 
@@ -57,8 +59,7 @@ impl FromStr for Presets {
             if !is_valid_name(name) {
                 return Err(PresetsError::BadName(name.to_owned()));
             }
-            let pairs: Vec<(String, String)> =
-                form_urlencoded::parse(query.as_bytes()).map(|(k, v)| (k.into_owned(), v.into_owned())).collect();
+            let pairs = query_pairs(query);
             if let Some((parameter, _)) = pairs.iter().find(|(k, _)| !PARAM_NAMES.contains(&k.as_str())) {
                 return Err(PresetsError::UnknownParameter { name: name.to_owned(), parameter: parameter.clone() });
             }

@@ -152,8 +152,7 @@ impl UrlSigningKeys {
             }
             query.push_str(&format!("{EXPIRES}={expires}"));
         }
-        let pairs: Vec<(String, String)> =
-            form_urlencoded::parse(query.as_bytes()).map(|(k, v)| (k.into_owned(), v.into_owned())).collect();
+        let pairs = crate::access::query_pairs(&query);
         let sig = self.sign(&path, pairs.iter().map(|(n, v)| (n.as_str(), v.as_str())));
         let separator = if query.is_empty() { "" } else { "&" };
         Ok(format!("{base}?{query}{separator}{SIGNATURE}={sig}"))
@@ -207,9 +206,7 @@ mod tests {
     const A: &str = "0123456789abcdef0123456789abcdef";
     const B: &str = "fedcba9876543210fedcba9876543210";
 
-    fn pairs(query: &str) -> Vec<(String, String)> {
-        form_urlencoded::parse(query.as_bytes()).map(|(k, v)| (k.into_owned(), v.into_owned())).collect()
-    }
+    use crate::access::query_pairs as pairs;
 
     fn signed(keys: &UrlSigningKeys, path: &str, query: &str) -> Vec<(String, String)> {
         let mut all = pairs(query);
