@@ -91,17 +91,22 @@ impl DeliveryAccess {
         &self,
         pairs: &'p [(String, String)],
     ) -> Result<(Transform, Option<&'p str>), AccessError> {
+        let (transform, preset) = self.resolve(pairs)?;
+        if self.presets_only && preset.is_none() && !transform.is_identity() {
+            return Err(AccessError::PresetsOnly);
+        }
+        Ok((transform, preset))
+    }
+
+    /// The named preset's transformation, or the parameters', with no rule applied.
+    fn resolve<'p>(&self, pairs: &'p [(String, String)]) -> Result<(Transform, Option<&'p str>), AccessError> {
         let mut presets = pairs.iter().filter(|(name, _)| name == PRESET);
         let preset = presets.next().map(|(_, value)| value.as_str());
         if presets.next().is_some() {
             return Err(AccessError::RepeatedPreset);
         }
         let Some(name) = preset else {
-            let transform = Transform::from_pairs(pairs.iter().cloned())?;
-            if self.presets_only && !transform.is_identity() {
-                return Err(AccessError::PresetsOnly);
-            }
-            return Ok((transform, None));
+            return Ok((Transform::from_pairs(pairs.iter().cloned())?, None));
         };
         if let Some(parameter) = pairs.iter().find_map(|(n, _)| PARAM_NAMES.iter().find(|known| **known == n)) {
             return Err(AccessError::PresetWithParameters(parameter));
@@ -118,11 +123,8 @@ impl DeliveryAccess {
     /// one is given and signing is on, is checked here: a wrong one is refused even where none is needed.
     pub fn read(&self, path: &str, query: &str, now_secs: u64) -> Result<DeliveryQuery, AccessError> {
         let pairs = query_pairs(query);
-        let (transform, preset) = match self.transformation(&pairs) {
-            // Presets-only refuses at the render, so that originals stay reachable with any query.
-            Err(AccessError::PresetsOnly) => (Transform::from_pairs(pairs.iter().cloned())?, None),
-            other => other?,
-        };
+        // Presets-only refuses at the render (`may_render`), so that originals stay reachable with any query.
+        let (transform, preset) = self.resolve(&pairs)?;
         let mut expires = None;
         let signed = match &self.signing {
             Some(keys) if pairs.iter().any(|(name, _)| name == SIGNATURE) => {
