@@ -15,10 +15,10 @@ use shutterbox_api::{
     signing::{KeysError, UrlSigningKeys},
     state::{AppState, DeletionBroadcast, Settings},
     telemetry::HttpMetrics,
+    throttle::{ClientAddresses, ColdRenderThrottle},
 };
 use shutterbox_metadata::MetadataStore;
 use shutterbox_model::{AccountName, Scope};
-use shutterbox_pipeline::RenderOptions;
 use shutterbox_variants::{RenderAdmission, RenderPool, Variants};
 use shutterbox_worker::{Sweeper, Worker};
 use tokio::{net::TcpListener, sync::watch};
@@ -26,7 +26,7 @@ use tokio::{net::TcpListener, sync::watch};
 use crate::{
     backends::{open_metadata, open_queue, open_store},
     config::{BackendConfig, Config},
-    coordination::{Invalidations, RedisLimiter, RenderLeases},
+    coordination::{Invalidations, RedisBackend, RedisLimiter, RenderLeases},
 };
 
 #[derive(Debug, thiserror::Error)]
@@ -99,6 +99,7 @@ impl Application {
             Some(redis) => Arc::new(RedisLimiter::new(config.rate_limit, redis.clone())),
             None => Arc::new(InProcessLimiter::new(config.rate_limit)),
         };
+        let cold_renders = cold_render_throttle(&config, queue.redis.as_ref());
         let bootstrap_key = bootstrap(metadata.as_ref()).await?;
 
         let settings = Settings {
@@ -120,7 +121,7 @@ impl Application {
         // The jobs of the in-process workers render on the same threads, after the requests' renders and
         // leaving one thread to requests.
         let pool = RenderPool::serving(concurrency).map_err(StartError::RenderThreads)?;
-        let options = RenderOptions { max_pixels: config.max_source_pixels };
+        let options = config.limits.render_options();
         let mut variants = Variants::new(metadata.clone(), store.clone(), options, pool)
             .with_memory(config.cache_bytes)
             .with_store_bounds(config.backend.store_bounds())
@@ -144,6 +145,7 @@ impl Application {
             responses: ResponseCache::new(config.cache_bytes / 4),
             jobs: Arc::default(),
             http_metrics,
+            cold_renders,
         };
         Ok(Self {
             listener,
@@ -217,6 +219,21 @@ impl Application {
         }
         served
     }
+}
+
+/// The cold-render budget per client address, when `SHUTTERBOX_COLD_RENDER_LIMIT` sets one: counted in
+/// Redis when there is one (one budget per address across the nodes), else in this process.
+fn cold_render_throttle(config: &Config, redis: Option<&RedisBackend>) -> Option<Arc<ColdRenderThrottle>> {
+    let spec = config.cold_render_limit?;
+    let limiter: Arc<dyn RateLimiter> = match redis {
+        Some(redis) => Arc::new(RedisLimiter::new(spec, redis.clone())),
+        None => Arc::new(InProcessLimiter::new(spec)),
+    };
+    let addresses = match &config.client_address_header {
+        Some(header) => ClientAddresses::from_header(header.clone(), usize::from(config.proxy_hops)),
+        None => ClientAddresses::peer(),
+    };
+    Some(Arc::new(ColdRenderThrottle::new(limiter, addresses)))
 }
 
 /// On the first start (no account at all) creates account `default` with a secret key.

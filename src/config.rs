@@ -3,7 +3,9 @@
 
 use std::path::PathBuf;
 
+use poem::http::HeaderName;
 use shutterbox_api::{presets::Presets, rate_limit::RateLimitSpec};
+use shutterbox_pipeline::RenderOptions;
 use shutterbox_variants::StoreBounds;
 
 /// Where metadata, objects and jobs live. Every backend is embedded unless its setting is given:
@@ -136,6 +138,46 @@ impl BackendConfig {
     }
 }
 
+/// What one render may read and make, for `serve` and `worker` alike. Each is refused with a 400 naming it.
+#[derive(Debug, Clone, Copy, clap::Args)]
+pub struct RenderLimits {
+    /// Largest source image transformed, in pixels, checked against its header before decoding.
+    #[arg(long, env = "SHUTTERBOX_MAX_SOURCE_PIXELS", default_value_t = 50_000_000)]
+    pub max_source_pixels: u64,
+
+    /// Largest output rendered, in pixels (after `rot` and `border` grow the canvas), checked before any
+    /// pixel is touched.
+    #[arg(long, env = "SHUTTERBOX_MAX_OUTPUT_PIXELS", default_value_t = 50_000_000,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_output_pixels: u64,
+
+    /// Most frames an animated source (GIF, WebP, APNG, AVIF sequence) may have, counted before decoding.
+    #[arg(long, env = "SHUTTERBOX_MAX_SOURCE_FRAMES", default_value_t = 10_000,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_source_frames: u32,
+}
+
+impl Default for RenderLimits {
+    fn default() -> Self {
+        let options = RenderOptions::default();
+        Self {
+            max_source_pixels: options.max_pixels,
+            max_output_pixels: options.max_output_pixels,
+            max_source_frames: options.max_frames,
+        }
+    }
+}
+
+impl RenderLimits {
+    pub fn render_options(&self) -> RenderOptions {
+        RenderOptions {
+            max_pixels: self.max_source_pixels,
+            max_output_pixels: self.max_output_pixels,
+            max_frames: self.max_source_frames,
+        }
+    }
+}
+
 /// Everything `serve` needs.
 #[derive(Debug, Clone, clap::Args)]
 pub struct Config {
@@ -175,9 +217,8 @@ pub struct Config {
     #[arg(long, env = "SHUTTERBOX_CACHE_BYTES", default_value_t = 256 * 1024 * 1024)]
     pub cache_bytes: u64,
 
-    /// Largest source image transformed, in pixels, checked against its header before decoding.
-    #[arg(long, env = "SHUTTERBOX_MAX_SOURCE_PIXELS", default_value_t = 50_000_000)]
-    pub max_source_pixels: u64,
+    #[command(flatten)]
+    pub limits: RenderLimits,
 
     /// Background job workers run inside this process (0 for an API-only node).
     #[arg(long, env = "SHUTTERBOX_WORKERS", default_value_t = 2)]
@@ -206,6 +247,22 @@ pub struct Config {
     /// Render named presets only: any other transformation is refused with 403.
     #[arg(long, env = "SHUTTERBOX_PRESETS_ONLY")]
     pub presets_only: bool,
+
+    /// Renders one client address may cause, as `<renders>/<seconds>s` (e.g. `60/60s`); beyond that a
+    /// delivery that would render is answered 429 with Retry-After. Cached and stored variants are always
+    /// served. Unset: no such budget.
+    #[arg(long, env = "SHUTTERBOX_COLD_RENDER_LIMIT")]
+    pub cold_render_limit: Option<RateLimitSpec>,
+
+    /// The header your proxy or CDN sets to the client's address (`X-Forwarded-For`, `Forwarded`,
+    /// `X-Real-IP`, `CF-Connecting-IP`); unset, the connection's peer is the client. Set it only when every
+    /// request comes through that proxy: anyone reaching the service directly could name any address.
+    #[arg(long, env = "SHUTTERBOX_CLIENT_ADDRESS_HEADER")]
+    pub client_address_header: Option<HeaderName>,
+
+    /// Proxies of yours that append to that header: the client is this many entries from its end.
+    #[arg(long, env = "SHUTTERBOX_PROXY_HOPS", default_value_t = 1, value_parser = clap::value_parser!(u8).range(1..))]
+    pub proxy_hops: u8,
 }
 
 impl Config {
@@ -221,13 +278,16 @@ impl Config {
             upload_expiry_secs: 3600,
             cache_max_age_secs: 86400,
             cache_bytes: 256 * 1024 * 1024,
-            max_source_pixels: 50_000_000,
+            limits: RenderLimits::default(),
             workers: 2,
             render_concurrency: 0,
             render_queue: 32,
             url_signing_keys: None,
             presets: Presets::default(),
             presets_only: false,
+            cold_render_limit: None,
+            client_address_header: None,
+            proxy_hops: 1,
         }
     }
 }

@@ -29,7 +29,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Run the API server (embedded backends under ./data unless configured otherwise).
-    Serve(Config),
+    Serve(Box<Config>),
     /// Run background jobs only, from the Redis queue (distributed mode).
     Worker(WorkerConfig),
     /// Upload files through the API (presign, PUT, confirm); prints each file object as a line of JSON.
@@ -119,7 +119,7 @@ async fn async_main() -> ExitCode {
 
 async fn run(command: Command) -> Result<(), String> {
     match command {
-        Command::Serve(config) => serve(config).await,
+        Command::Serve(config) => serve(*config).await,
         Command::Worker(config) => worker(config).await,
         Command::Upload(args) => upload::run(args).await,
         Command::Warm(args) => warm::run(args).await,

@@ -7,7 +7,6 @@ use std::{io, net::SocketAddr, sync::Arc, time::Duration};
 
 use poem::{EndpointExt, Route, handler, web::Data};
 use shutterbox_api::{routes::health, server};
-use shutterbox_pipeline::RenderOptions;
 use shutterbox_queue::{JobQueue, JobStats};
 use shutterbox_variants::{RenderPool, Variants};
 use shutterbox_worker::{Sweeper, Worker};
@@ -16,7 +15,7 @@ use tokio::{net::TcpListener, sync::watch};
 use crate::{
     app::{StartError, SweepSchedule},
     backends::{open_metadata, open_queue, open_store},
-    config::BackendConfig,
+    config::{BackendConfig, RenderLimits},
     coordination::RenderLeases,
 };
 
@@ -35,9 +34,9 @@ pub struct WorkerConfig {
     #[arg(long, env = "SHUTTERBOX_WORKER_LISTEN", default_value = "127.0.0.1:9091")]
     pub listen: String,
 
-    /// Largest source image transformed, in pixels (as for `serve`).
-    #[arg(long, env = "SHUTTERBOX_MAX_SOURCE_PIXELS", default_value_t = 50_000_000)]
-    pub max_source_pixels: u64,
+    /// Source and output limits of a render (as for `serve`).
+    #[command(flatten)]
+    pub limits: RenderLimits,
 }
 
 #[derive(Clone)]
@@ -76,7 +75,7 @@ impl WorkerProcess {
         let queue = opened.queue;
         let schedule = SweepSchedule::of(&config.backend);
         let pool = RenderPool::per_core().map_err(StartError::RenderThreads)?;
-        let options = RenderOptions { max_pixels: config.max_source_pixels };
+        let options = config.limits.render_options();
         let mut variants = Variants::new(metadata.clone(), store.clone(), options, pool)
             .with_store_bounds(config.backend.store_bounds());
         // Claimed like the API nodes' renders, so a job and a request for one variant render it once.

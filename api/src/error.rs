@@ -144,12 +144,16 @@ impl From<AccessError> for ApiError {
 }
 
 /// The one place a variant failure becomes an HTTP status: what the upload's bytes or the request's
-/// parameters caused is a 400 naming it, a full render queue a 503, our own fault a 500.
+/// parameters caused is a 400 naming it, a spent cold-render budget a 429, a full render queue a 503, our
+/// own fault a 500.
 impl From<&VariantError> for ApiError {
     fn from(e: &VariantError) -> Self {
         match e {
             VariantError::Rejected(e) => Self::bad_request(e.to_string()),
             VariantError::Overloaded => Self::overloaded(),
+            VariantError::Throttled { retry_after_secs } => {
+                Self { retry_after: Some(*retry_after_secs), ..Self::new(StatusCode::TOO_MANY_REQUESTS, e.to_string()) }
+            }
             VariantError::Store(e) => e.into(),
             VariantError::Metadata(e) => e.into(),
             other => Self::internal(other),

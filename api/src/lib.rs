@@ -21,6 +21,7 @@ pub mod server;
 pub mod signing;
 pub mod state;
 pub mod telemetry;
+pub mod throttle;
 
 pub use rate_limit::RateLimitSpec;
 pub use routes::router;

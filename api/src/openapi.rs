@@ -191,7 +191,9 @@ fn error_example(status: u16, rate_limited: bool) -> Value {
         403 => "this URL asks for a transformation and carries no signature (sig); sign it with a current key",
         404 => "no file with this id",
         416 => "requested range is outside the file",
-        429 => "rate limit exceeded; retry after the reset time",
+        429 if rate_limited => "rate limit exceeded; retry after the reset time",
+        // Public delivery: the cold-render throttle.
+        429 => "this client has asked for too many new variants; retry in 17 s",
         500 => "internal server error",
         503 => "the metadata database is temporarily unavailable; retry shortly",
         _ => "request failed",
@@ -203,9 +205,9 @@ fn error_example(status: u16, rate_limited: bool) -> Value {
             "x-ratelimit-remaining": if status == 429 { "0" } else { "97" },
             "x-ratelimit-reset": "1764000060"
         });
-        if status == 429 {
-            headers["retry-after"] = json!("17");
-        }
+    }
+    if status == 429 {
+        headers["retry-after"] = json!("17");
     }
     json!({ "message": message, "status": status, "headers": headers })
 }
@@ -291,7 +293,9 @@ fn public_routes(transformation_params: &[Value]) -> [(&'static str, Value); 3] 
                     BMP originals and `format=bmp` are served unconverted. `preset` renders one of the \
                     operator's named presets. Where the operator requires it, a render needs a valid \
                     signature (`sig`, docs/internet.md) or a preset. Variants are rendered once and kept; a \
-                    render the service has no room for is a 503 with `Retry-After`. Also answers `HEAD`.",
+                    render the service has no room for is a 503 with `Retry-After`, and where the operator \
+                    set a budget of renders per client address, a render beyond it is a 429 with \
+                    `Retry-After` (cached and stored variants are always served). Also answers `HEAD`.",
                 "operationId": "deliverFile",
                 "security": [],
                 "parameters": file_params,
@@ -308,12 +312,16 @@ fn public_routes(transformation_params: &[Value]) -> [(&'static str, Value); 3] 
                     },
                     "304": not_modified(),
                     "400": error_response("A transformation parameter is out of range or malformed, a \
-                                           preset is unknown or combined with parameters, or \
-                                           transformations were asked of a non-image."),
+                                           preset is unknown or combined with parameters, \
+                                           transformations were asked of a non-image, or the render \
+                                           would exceed a limit (source or output pixels, source \
+                                           frames)."),
                     "403": error_response("The service requires signed URLs and `sig` is missing, wrong or \
                                            expired, or it renders named presets only."),
                     "404": error_response("No file at this path."),
                     "416": error_response("The requested range is outside the original."),
+                    "429": error_response("This client address has caused as many renders as the \
+                                           operator's budget allows for now; see Retry-After."),
                     "500": error_response("Internal server error."),
                     "503": error_response("Rendering is at capacity or a backing service is unavailable; \
                                            see Retry-After.")

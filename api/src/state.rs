@@ -12,7 +12,7 @@ use shutterbox_variants::Variants;
 
 use crate::{
     access::DeliveryAccess, lookup::PathLookup, rate_limit::RateLimiter, responses::ResponseCache,
-    telemetry::HttpMetrics,
+    telemetry::HttpMetrics, throttle::ColdRenderThrottle,
 };
 
 /// Tells the other API nodes that a file was deleted, so that none serves it from memory afterwards
@@ -58,6 +58,8 @@ pub struct AppState {
     pub jobs: Arc<JobStats>,
     /// Requests by route and status, render times: the registry behind `/metrics`.
     pub http_metrics: HttpMetrics,
+    /// Cold renders per client address, when the operator set a budget (`SHUTTERBOX_COLD_RENDER_LIMIT`).
+    pub cold_renders: Option<Arc<ColdRenderThrottle>>,
 }
 
 impl AppState {

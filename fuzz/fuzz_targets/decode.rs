@@ -45,7 +45,7 @@ fuzz_target!(|data: &[u8]| {
         target = PNG;
     }
     let transform = Transform::from_query(query).expect("the fixed queries are valid");
-    match render(source, &transform, target, RenderOptions { max_pixels: MAX_PIXELS }) {
+    match render(source, &transform, target, RenderOptions { max_pixels: MAX_PIXELS, ..RenderOptions::default() }) {
         Ok(rendered) => {
             assert!(!rendered.bytes.is_empty(), "{query}: empty output");
             assert!(rendered.width > 0 && rendered.height > 0, "{query}: {}x{}", rendered.width, rendered.height);

@@ -15,11 +15,7 @@ use image::{
     metadata::Orientation,
 };
 
-use crate::{
-    PipelineError,
-    geometry::Size,
-    gif_frames::{self, MAX_GIF_FRAMES},
-};
+use crate::{PipelineError, frames, geometry::Size, render::RenderOptions};
 
 /// Source formats the pipeline decodes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -97,24 +93,29 @@ impl Decoded {
 /// Decodes `bytes` at full size, refusing more than `max_pixels` pixels as announced by the header, and
 /// returns the image upright (EXIF orientation applied).
 pub fn decode(bytes: &[u8], max_pixels: u64) -> Result<(DynamicImage, SourceFormat), PipelineError> {
-    let decoded = decode_shrunk(bytes, max_pixels, |_| 1)?;
+    let decoded = decode_shrunk(bytes, &RenderOptions { max_pixels, ..RenderOptions::default() }, |_| 1)?;
     Ok((decoded.image, decoded.format))
 }
 
-/// Like `decode`, but a JPEG may be decoded at 1/n of its size, where n (1, 2, 4 or 8) is at most
-/// `max_shrink(upright full size)`. Each side of the result is then `ceil(side / n)`.
+/// Like `decode`, within `limits`' source pixels and frames, but a JPEG may be decoded at 1/n of its size,
+/// where n (1, 2, 4 or 8) is at most `max_shrink(upright full size)`. Each side of the result is then
+/// `ceil(side / n)`.
 pub fn decode_shrunk(
     bytes: &[u8],
-    max_pixels: u64,
+    limits: &RenderOptions,
     max_shrink: impl FnOnce(Size) -> u32,
 ) -> Result<Decoded, PipelineError> {
+    let max_pixels = limits.max_pixels;
     let format = SourceFormat::detect(bytes).ok_or(PipelineError::UnsupportedFormat)?;
+    if format == SourceFormat::Avif {
+        crate::isobmff::check_boxes(bytes).map_err(PipelineError::decode)?;
+    }
+    if frames::count(bytes, format, limits.max_frames)? > u64::from(limits.max_frames) {
+        return Err(PipelineError::TooManyFrames { max_frames: limits.max_frames });
+    }
     let Some(image_format) = format.image_format() else {
         return decode_avif(bytes, max_pixels);
     };
-    if format == SourceFormat::Gif && gif_frames::count_frames(bytes, MAX_GIF_FRAMES)? > MAX_GIF_FRAMES {
-        return Err(PipelineError::TooManyFrames { max_frames: MAX_GIF_FRAMES });
-    }
     if format == SourceFormat::Jpeg
         && let Some(decoded) = decode_jpeg_fast(bytes, max_pixels, max_shrink)?
     {
@@ -265,7 +266,6 @@ fn decode_jpeg_turbo(bytes: &[u8], (width, height): (u32, u32), shrink: usize) -
 /// AVIF: the container's sequence header gives the largest frame size, checked against the budget
 /// before the AV1 decoder allocates anything. (HEIF's `irot`/`imir` transforms are not applied.)
 fn decode_avif(bytes: &[u8], max_pixels: u64) -> Result<Decoded, PipelineError> {
-    crate::isobmff::check_boxes(bytes).map_err(PipelineError::decode)?;
     let avif = avif_parse::read_avif(&mut &bytes[..]).map_err(PipelineError::decode)?;
     let meta = avif.primary_item_metadata().map_err(PipelineError::decode)?;
     check_budget(meta.max_frame_width.get(), meta.max_frame_height.get(), max_pixels)?;

@@ -291,8 +291,12 @@ mod tests {
           \xff\xda\x00\x08\x01\x01\x00\x00\x3f\x00\x94\x29\xb2\xa3\x05\x36\x54\x60\xa6\xca\x83\x89\x50\x4e\x47\
           \x0d\x0a\x1a\x0a\x65\x4f\xff\xd9";
         let transform = crate::Transform::from_query("w=64&q=auto").unwrap();
-        let rendered =
-            crate::render(FUZZED, &transform, crate::Target::Auto, crate::RenderOptions { max_pixels: 4_000_000 });
+        let rendered = crate::render(
+            FUZZED,
+            &transform,
+            crate::Target::Auto,
+            crate::RenderOptions { max_pixels: 4_000_000, ..crate::RenderOptions::default() },
+        );
         assert!(matches!(rendered, Err(PipelineError::OutputTooLarge { .. })), "{rendered:?}");
     }
 }

@@ -2,8 +2,9 @@
 //! it: avif-parse reserves memory by a box's declared size (`mdat`, `iloc`, `auxC`) and by declared item
 //! counts (`iloc`, `iinf`) before reading them, so a 300-byte file claiming a 4 GB `mdat` made it ask for
 //! 4 GB (found by the `decode` fuzz target). Here every box of the containers avif-parse descends into must
-//! fit inside its parent, and every such count must fit in its box, or the file is malformed. Pure: reads
-//! the slice, allocates nothing.
+//! fit inside its parent, and every such count must fit in its box, or the file is malformed. It also counts
+//! an image sequence's frames for the frame limit (`sequence_frames`). Pure: reads the slice, allocates
+//! nothing.
 
 /// Containers whose children avif-parse reads, with the bytes before their first child (FullBox
 /// version/flags, and `iinf`'s entry count, handled separately).
@@ -39,6 +40,41 @@ fn check_level(mut bytes: &[u8], depth: u8) -> Result<(), &'static str> {
         bytes = &bytes[size..];
     }
     Ok(())
+}
+
+/// The frames of an AVIF image sequence: the largest sample count of its tracks (`moov` → `trak` → `mdia` →
+/// `minf` → `stbl` → `stsz` or `stz2`); 0 for a still image or a structure that cannot be walked (the
+/// decoder reports what is wrong with it).
+pub(crate) fn sequence_frames(bytes: &[u8]) -> u64 {
+    const TABLE: [&[u8; 4]; 4] = [b"trak", b"mdia", b"minf", b"stbl"];
+    let Some(moov) = children(bytes).find(|(name, _)| name == b"moov").map(|(_, content)| content) else {
+        return 0;
+    };
+    let mut frames = 0;
+    for (name, trak) in children(moov) {
+        if &name != TABLE[0] {
+            continue;
+        }
+        let stbl = TABLE[1..].iter().try_fold(trak, |parent, wanted| {
+            children(parent).find(|(name, _)| name == *wanted).map(|(_, content)| content)
+        });
+        let count = stbl
+            .and_then(|stbl| children(stbl).find(|(name, _)| name == b"stsz" || name == b"stz2"))
+            .and_then(|(_, sizes)| sizes.get(8..12))
+            .map_or(0, |n| u64::from(u32::from_be_bytes([n[0], n[1], n[2], n[3]])));
+        frames = frames.max(count);
+    }
+    frames
+}
+
+/// The boxes of one level as (type, content), ending at the first malformed one.
+fn children(mut bytes: &[u8]) -> impl Iterator<Item = ([u8; 4], &[u8])> {
+    std::iter::from_fn(move || {
+        let (name, header, size) = box_header(bytes).ok()?;
+        let content = &bytes[header..size];
+        bytes = &bytes[size..];
+        Some((name, content))
+    })
 }
 
 /// A box's type, header length and total size, the size checked against the bytes left.
@@ -130,8 +166,12 @@ mod tests {
         let file = &input[1..];
         assert_eq!(check_boxes(file), Err("box larger than the data around it"));
         let transform = crate::Transform::from_query("w=64").unwrap();
-        let rendered =
-            crate::render(file, &transform, crate::Target::Auto, crate::RenderOptions { max_pixels: 4_000_000 });
+        let rendered = crate::render(
+            file,
+            &transform,
+            crate::Target::Auto,
+            crate::RenderOptions { max_pixels: 4_000_000, ..crate::RenderOptions::default() },
+        );
         assert!(matches!(rendered, Err(crate::PipelineError::Decode(_))), "{rendered:?}");
     }
 

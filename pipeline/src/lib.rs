@@ -16,8 +16,8 @@ pub mod avif;
 pub mod codec_memory;
 pub mod decode;
 pub mod encode;
+pub mod frames;
 pub mod geometry;
-pub mod gif_frames;
 mod isobmff;
 pub mod ops;
 pub mod params;
@@ -50,8 +50,13 @@ pub enum PipelineError {
     TooManyPixels { width: u32, height: u32, max_pixels: u64 },
     #[error("the image could not be decoded: {0}")]
     Decode(String),
-    #[error("the GIF has more than {max_frames} frames")]
-    TooManyFrames { max_frames: usize },
+    #[error("the image has more than {max_frames} frames, the most allowed")]
+    TooManyFrames { max_frames: u32 },
+    #[error(
+        "the output would be {width}x{height} pixels, more than the {max_pixels} pixels allowed; ask for a smaller \
+         w, h or border"
+    )]
+    OutputTooManyPixels { width: u32, height: u32, max_pixels: u64 },
     #[error("crop {},{},{},{} lies outside the {width}x{height} image", crop.x, crop.y, crop.width, crop.height)]
     CropOutside { crop: CropRect, width: u32, height: u32 },
     #[error(

@@ -25,7 +25,7 @@ use crate::{
     encode::OutputFormat,
     geometry::{Rect, Size, plan_resize},
     params::{Quality, Transform},
-    render::{Rendered, Target, shrink_on_load},
+    render::{RenderOptions, Rendered, Target, shrink_on_load},
     split_jpeg,
 };
 
@@ -35,7 +35,7 @@ pub(crate) fn render(
     source: &[u8],
     transform: &Transform,
     target: Target,
-    max_pixels: u64,
+    options: &RenderOptions,
 ) -> Option<Result<Rendered, PipelineError>> {
     let Quality::Value(quality) = transform.quality else { return None };
     if !matches!(target, Target::Source | Target::Format(OutputFormat::Jpeg))
@@ -56,14 +56,14 @@ pub(crate) fn render(
         return None;
     }
     let (width, height) = (u32::try_from(header.width).ok()?, u32::try_from(header.height).ok()?);
-    if check_budget(width, height, max_pixels).is_err() {
+    let full = Size::new(width, height);
+    if check_budget(width, height, options.max_pixels).is_err() || options.check_output(transform, full).is_err() {
         // The general path reports these.
         return None;
     }
     if crate::decode::jpeg_orientation(source) != Orientation::NoTransforms {
         return None;
     }
-    let full = Size::new(width, height);
     let planned = PlanarPlan::new(transform, full)?;
     // A file libjpeg-turbo will not decode this way goes the general way, which has its own fallback
     // decoder and reports failures as it always has.
@@ -315,7 +315,8 @@ mod tests {
     }
 
     fn planar(source: &[u8], query: &str) -> Option<Rendered> {
-        render(source, &Transform::from_query(query).unwrap(), Target::Source, 50_000_000).map(Result::unwrap)
+        render(source, &Transform::from_query(query).unwrap(), Target::Source, &RenderOptions::default())
+            .map(Result::unwrap)
     }
 
     /// Mean absolute difference per sample between two same-sized images.
@@ -440,8 +441,11 @@ mod tests {
             assert!(planar(&source, query).is_none(), "{query}");
         }
         let q = Transform::from_query("w=100").unwrap();
-        assert!(render(&source, &q, Target::Format(OutputFormat::Webp), 50_000_000).is_none());
-        assert!(render(&jpeg(400, 300, Subsamp::None), &q, Target::Source, 50_000_000).is_none());
-        assert!(render(&source, &q, Target::Source, 1_000).is_none(), "over the pixel budget");
+        assert!(render(&source, &q, Target::Format(OutputFormat::Webp), &RenderOptions::default()).is_none());
+        assert!(render(&jpeg(400, 300, Subsamp::None), &q, Target::Source, &RenderOptions::default()).is_none());
+        let budget =
+            |max_pixels, max_output_pixels| RenderOptions { max_pixels, max_output_pixels, ..RenderOptions::default() };
+        assert!(render(&source, &q, Target::Source, &budget(1_000, u64::MAX)).is_none(), "over the pixel budget");
+        assert!(render(&source, &q, Target::Source, &budget(u64::MAX, 1_000)).is_none(), "over the output budget");
     }
 }

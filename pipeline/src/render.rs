@@ -63,11 +63,32 @@ impl Target {
 pub struct RenderOptions {
     /// Largest source accepted, in pixels, checked against the header before decoding.
     pub max_pixels: u64,
+    /// Largest output rendered, in pixels (after `rot`'s canvas and `border`), checked before the pixels
+    /// are touched.
+    pub max_output_pixels: u64,
+    /// Most frames an animated source may have, counted before decoding (`crate::frames`).
+    pub max_frames: u32,
 }
 
 impl Default for RenderOptions {
     fn default() -> Self {
-        Self { max_pixels: 50_000_000 }
+        Self { max_pixels: 50_000_000, max_output_pixels: 50_000_000, max_frames: crate::frames::DEFAULT_MAX_FRAMES }
+    }
+}
+
+impl RenderOptions {
+    /// `Err` naming the limit when `transform` would make more than `max_output_pixels` of an upright
+    /// `source`.
+    pub(crate) fn check_output(&self, transform: &Transform, source: Size) -> Result<(), PipelineError> {
+        let output = output_size(transform, source)?;
+        if u64::from(output.width) * u64::from(output.height) > self.max_output_pixels {
+            return Err(PipelineError::OutputTooManyPixels {
+                width: output.width,
+                height: output.height,
+                max_pixels: self.max_output_pixels,
+            });
+        }
+        Ok(())
     }
 }
 
@@ -197,7 +218,7 @@ pub fn render(
     target: Target,
     options: RenderOptions,
 ) -> Result<Rendered, PipelineError> {
-    if let Some(rendered) = crate::planar::render(source, transform, target, options.max_pixels) {
+    if let Some(rendered) = crate::planar::render(source, transform, target, &options) {
         return rendered;
     }
     render_general(source, transform, target, options)
@@ -210,8 +231,9 @@ pub(crate) fn render_general(
     target: Target,
     options: RenderOptions,
 ) -> Result<Rendered, PipelineError> {
-    let decoded = decode_shrunk(source, options.max_pixels, |full| shrink_on_load(transform, full))?;
+    let decoded = decode_shrunk(source, &options, |full| shrink_on_load(transform, full))?;
     let (shrunk, full, source_format) = (decoded.is_shrunk(), decoded.full, decoded.format);
+    options.check_output(transform, full)?;
     let mut image = decoded.image;
     if let Some(rect) = transform.crop {
         image = ops::crop(&image, rect)?;
@@ -307,11 +329,21 @@ mod tests {
         let mut png = Vec::new();
         wide.write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png).unwrap();
         let transform = Transform::from_query("rot=45&w=64").unwrap();
-        let err = render(&png, &transform, Target::Format(OutputFormat::Png), RenderOptions { max_pixels: 1_000_000 })
-            .unwrap_err();
+        let err = render(
+            &png,
+            &transform,
+            Target::Format(OutputFormat::Png),
+            RenderOptions { max_pixels: 1_000_000, ..RenderOptions::default() },
+        )
+        .unwrap_err();
         assert!(matches!(err, PipelineError::TooManyPixels { width: 1421, height: 1421, .. }), "{err:?}");
         // Within the budget, the same rotation renders.
-        let ok = render(&png, &transform, Target::Format(OutputFormat::Png), RenderOptions { max_pixels: 4_000_000 });
+        let ok = render(
+            &png,
+            &transform,
+            Target::Format(OutputFormat::Png),
+            RenderOptions { max_pixels: 4_000_000, ..RenderOptions::default() },
+        );
         assert!(ok.is_ok(), "{ok:?}");
     }
 

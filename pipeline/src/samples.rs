@@ -198,8 +198,24 @@ pub fn sample(kind: SampleKind, width: u32, height: u32, seed: u64) -> Result<Ve
     .map_err(|e| fail(&e))
 }
 
+/// A GIF89a of `frames` 1×1 frames, each with a graphic control extension: written directly, so that a
+/// file of 100,000 frames costs nothing to make.
+pub fn animated_gif(frames: usize) -> Vec<u8> {
+    let mut gif = b"GIF89a\x01\x00\x01\x00\x80\x00\x00\x00\x00\x00\xff\xff\xff".to_vec();
+    for _ in 0..frames {
+        gif.extend_from_slice(b"\x21\xf9\x04\x00\x01\x00\x00\x00");
+        gif.extend_from_slice(b"\x2c\x00\x00\x00\x00\x01\x00\x01\x00\x00\x02\x02\x44\x01\x00");
+    }
+    gif.push(0x3B);
+    gif
+}
+
 /// The budget `check_render` renders with: the service's default.
-const RENDER_OPTIONS: RenderOptions = RenderOptions { max_pixels: 50_000_000 };
+const RENDER_OPTIONS: RenderOptions = RenderOptions {
+    max_pixels: 50_000_000,
+    max_output_pixels: 50_000_000,
+    max_frames: crate::frames::DEFAULT_MAX_FRAMES,
+};
 
 /// A generated upload and the upright size every geometry rule starts from.
 pub struct Source {

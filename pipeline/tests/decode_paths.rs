@@ -115,7 +115,8 @@ fn exif_orientation_is_applied_after_a_scaled_decode() {
         let swapped = orientation >= 5;
         let (full, _) = decode(&source, 1 << 24).unwrap();
         assert_eq!(full.dimensions(), if swapped { (400, 800) } else { (800, 400) }, "orientation {orientation}");
-        let shrunk = decode_shrunk(&source, 1 << 24, |_| 4).unwrap();
+        let shrunk =
+            decode_shrunk(&source, &RenderOptions { max_pixels: 1 << 24, ..RenderOptions::default() }, |_| 4).unwrap();
         assert_eq!(shrunk.full.width, full.width());
         assert_eq!(shrunk.image.dimensions(), (full.width() / 4, full.height() / 4), "orientation {orientation}");
 

@@ -134,3 +134,52 @@ fn seeded_random_requests_on_every_kind_of_upload() {
     }
     run_all(cases, "random requests over every kind of upload");
 }
+
+#[test]
+fn the_output_pixel_limit_refuses_exactly_the_outputs_beyond_it() {
+    use shutterbox_pipeline::{PipelineError, RenderOptions, Transform, output_size, render};
+    // A 4:2:0 JPEG (planar path for JPEG output), a progressive one and an RGBA PNG (general path).
+    let sources = [
+        source(SampleKind::Jpeg420, 203, 151, 5),
+        source(SampleKind::JpegProgressive, 64, 90, 6),
+        source(SampleKind::PngRgba, 120, 47, 7),
+    ];
+    let mut random = Seeded(0x5eed_0003);
+    let mut cases = Vec::new();
+    for source in &sources {
+        for _ in 0..300 {
+            let (query, target) = random_request(&mut random, source.upright, 400);
+            // Limits around the source's own area, where outputs fall on both sides of them.
+            let area = source.upright.width * source.upright.height;
+            cases.push((source, query, target, u64::from(random.between(1, area * 3))));
+        }
+    }
+    let failures: Vec<String> = cases
+        .par_iter()
+        .filter_map(|(source, query, target, limit)| {
+            let transform = Transform::from_query(query).unwrap();
+            let options = RenderOptions { max_output_pixels: *limit, ..RenderOptions::default() };
+            let outcome = render(&source.bytes, &transform, *target, options);
+            let case = format!("{} ?{query} limit {limit}", source.name);
+            let Ok(expected) = output_size(&transform, source.upright) else {
+                return outcome.is_ok().then(|| format!("{case}: rendered a crop outside the image"));
+            };
+            let over = u64::from(expected.width) * u64::from(expected.height) > *limit;
+            match (over, outcome) {
+                (true, Err(PipelineError::OutputTooManyPixels { width, height, .. })) => ((width, height)
+                    != (expected.width, expected.height))
+                    .then(|| format!("{case}: named {width}x{height}")),
+                (true, other) => Some(format!("{case}: over the limit but {:?}", other.map(|r| (r.width, r.height)))),
+                (false, Err(PipelineError::OutputTooManyPixels { .. })) => {
+                    Some(format!("{case}: refused within the limit"))
+                }
+                (false, Err(e)) if e.is_client_error() => None,
+                (false, Err(e)) => Some(format!("{case}: {e}")),
+                (false, Ok(r)) => ((r.width, r.height) != (expected.width, expected.height))
+                    .then(|| format!("{case}: {}x{}", r.width, r.height)),
+            }
+        })
+        .collect();
+    println!("output pixel limit: {} renders checked, {} failed", cases.len(), failures.len());
+    assert!(failures.is_empty(), "{}", failures[..failures.len().min(20)].join("\n"));
+}

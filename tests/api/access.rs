@@ -8,7 +8,7 @@ use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 use shutterbox_api::signing::UrlSigningKeys;
 
-use crate::helpers::{PNG, TestApp, assert_error, dimensions};
+use crate::helpers::{PNG, TestApp, assert_error, dimensions, shutterbox};
 
 const KEY_A: &str = "key-a-0123456789abcdef0123456789abcdef";
 const KEY_B: &str = "key-b-fedcba9876543210fedcba9876543210";
@@ -222,22 +222,6 @@ async fn presets_only_refuses_every_other_transformation() {
     assert_eq!(transform_url(&app, id, json!({"preset": "thumb"})).await.status(), StatusCode::OK);
     let warm = app.authed(Method::POST, "/warm", &app.key).json(&json!({"transformations": ["w=8"]}));
     assert_error(warm.send().await.unwrap(), StatusCode::FORBIDDEN).await;
-}
-
-/// Runs the binary with `args` and `env` (and no other SHUTTERBOX_ variable): success, stdout, stderr.
-async fn shutterbox(args: &[&str], env: &[(&str, &str)]) -> (bool, String, String) {
-    let dir = tempfile::tempdir().unwrap();
-    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_shutterbox"));
-    command.args(args).env("SHUTTERBOX_DATA_DIR", dir.path()).env("SHUTTERBOX_LISTEN", "127.0.0.1:0");
-    for (var, _) in std::env::vars().filter(|(var, _)| var.starts_with("SHUTTERBOX_")) {
-        command.env_remove(var);
-    }
-    let output = tokio::time::timeout(Duration::from_secs(30), command.envs(env.iter().copied()).output())
-        .await
-        .expect("the command ends")
-        .unwrap();
-    let text = |bytes: &[u8]| String::from_utf8_lossy(bytes).into_owned();
-    (output.status.success(), text(&output.stdout), text(&output.stderr))
 }
 
 #[tokio::test]

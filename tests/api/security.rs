@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 use shutterbox_model::Scope;
+use shutterbox_pipeline::samples::animated_gif;
 
 use crate::helpers::{PNG, TestApp, assert_error, raw_request};
 
@@ -194,17 +195,6 @@ fn png_bomb() -> Vec<u8> {
     png
 }
 
-/// A GIF of `frames` 1×1 frames.
-fn many_frames(frames: usize) -> Vec<u8> {
-    let mut gif = b"GIF89a\x01\x00\x01\x00\x80\x00\x00\x00\x00\x00\xff\xff\xff".to_vec();
-    for _ in 0..frames {
-        gif.extend_from_slice(b"\x21\xf9\x04\x00\x01\x00\x00\x00");
-        gif.extend_from_slice(b"\x2c\x00\x00\x00\x00\x01\x00\x01\x00\x00\x02\x02\x44\x01\x00");
-    }
-    gif.push(0x3B);
-    gif
-}
-
 async fn transform_status(app: &TestApp, name: &str, mimetype: &str, bytes: &[u8]) -> (StatusCode, Duration) {
     let file = app.upload(name, mimetype, bytes).await;
     let started = Instant::now();
@@ -226,7 +216,7 @@ async fn decompression_bombs_are_refused_fast() {
         ("bomb.jpg", "image/jpeg", jpeg_bomb(65_500)),
         ("bomb.gif", "image/gif", gif_bomb()),
         ("bomb.webp", "image/webp", webp_bomb()),
-        ("frames.gif", "image/gif", many_frames(100_000)),
+        ("frames.gif", "image/gif", animated_gif(100_000)),
     ];
     for (name, mimetype, bytes) in bombs {
         let (status, took) = transform_status(&app, name, mimetype, &bytes).await;
@@ -234,7 +224,7 @@ async fn decompression_bombs_are_refused_fast() {
         assert!(took < Duration::from_secs(2), "{name}: refused in {took:?}");
     }
     // A GIF of a few frames is fine.
-    assert_eq!(transform_status(&app, "few.gif", "image/gif", &many_frames(3)).await.0, StatusCode::OK);
+    assert_eq!(transform_status(&app, "few.gif", "image/gif", &animated_gif(3)).await.0, StatusCode::OK);
 }
 
 /// Small valid images of every input format, made by the `image` crate (AVIF by the service itself).

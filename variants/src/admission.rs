@@ -2,13 +2,41 @@
 //! `queue` more wait for a turn. A cold variant asked for beyond that is answered 503 with `Retry-After`,
 //! so a burst of cold URLs costs bounded memory and bounded latency instead of a pile of blocking threads
 //! that all finish late. Hits (memory or stored) never come here; jobs are bounded by the worker count.
+//!
+//! Before its turn, a request's render spends from the caller's `RenderBudget` (the HTTP layer's opt-in
+//! cold-render throttle per client address): asked only by the request that would start the render, never
+//! for a hit, nor for a request that joins a render already under way.
 
 use std::sync::{
     Arc,
     atomic::{AtomicU64, AtomicUsize, Ordering},
 };
 
+use async_trait::async_trait;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+
+/// What a request may spend on renders of its own.
+#[async_trait]
+pub trait RenderBudget: Send + Sync {
+    /// Takes one render from the budget, or says when to come back.
+    async fn spend(&self) -> Result<(), Throttled>;
+}
+
+/// The budget is spent for now: retry after this many seconds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Throttled {
+    pub retry_after_secs: u64,
+}
+
+/// No budget: every render may start (jobs, thumbnails, and delivery without a throttle).
+pub struct Unlimited;
+
+#[async_trait]
+impl RenderBudget for Unlimited {
+    async fn spend(&self) -> Result<(), Throttled> {
+        Ok(())
+    }
+}
 
 /// How many synchronous renders run and wait (`SHUTTERBOX_RENDER_CONCURRENCY`, `SHUTTERBOX_RENDER_QUEUE`).
 #[derive(Debug, Clone)]

@@ -12,7 +12,7 @@ mod renderer;
 mod spec;
 mod variants;
 
-pub use admission::RenderAdmission;
+pub use admission::{RenderAdmission, RenderBudget, Throttled, Unlimited};
 pub use bounds::{Keep, StoreBounds, StoreStats};
 pub use flight::{Claim, FlightError, Held, LocalFlight, RenderFlight};
 pub use render_pool::{PoolError, Priority, RenderPool};

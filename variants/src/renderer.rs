@@ -42,6 +42,9 @@ pub enum VariantError {
     /// Every render slot is taken and the queue for them is full: come back later.
     #[error("too many renders are running or waiting")]
     Overloaded,
+    /// The caller's budget of cold renders is spent (`RenderBudget`).
+    #[error("this client has asked for too many new variants; retry in {retry_after_secs} s")]
+    Throttled { retry_after_secs: u64 },
 }
 
 /// Render times by output format (`shutterbox_render_duration_seconds`; its count is the renders made).

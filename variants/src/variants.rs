@@ -8,7 +8,7 @@
 use std::{
     sync::{
         Arc,
-        atomic::{AtomicU64, Ordering},
+        atomic::{AtomicBool, AtomicU64, Ordering},
     },
     time::Duration,
 };
@@ -20,7 +20,7 @@ use shutterbox_pipeline::RenderOptions;
 use shutterbox_storage::ObjectStore;
 
 use crate::{
-    admission::RenderAdmission,
+    admission::{RenderAdmission, RenderBudget},
     bounds::{Eviction, Keep, StoreBounds, StoreStats},
     flight::{Claim, Held, LocalFlight, RenderFlight},
     render_pool::{Priority, RenderPool},
@@ -32,6 +32,10 @@ use crate::{
 const ACCESS_FLUSH: Duration = Duration::from_secs(60);
 /// Variants `trim` weighs per round.
 const TRIM_BATCH: u64 = 256;
+
+/// Times a request whose shared load was refused by another caller's budget loads again before it gives
+/// up as overloaded.
+const SHARED_REFUSAL_RETRIES: usize = 4;
 
 /// Longest wait for someone else's render of a variant before rendering it here.
 const CLAIM_WAIT: Duration = Duration::from_secs(30);
@@ -114,13 +118,14 @@ impl Variants {
     }
 
     /// The variant `spec` of `file` for a request: from memory, else the store, else rendered now (the
-    /// response does not wait for it to be stored, as `keep` says). `Overloaded` when no render turn is
-    /// free.
+    /// response does not wait for it to be stored, as `keep` says) once `budget` allows it. `Throttled`
+    /// when the budget is spent, `Overloaded` when no render turn is free.
     pub async fn get(
         &self,
         file: &FileRecord,
         spec: &VariantSpec,
         keep: Keep,
+        budget: &dyn RenderBudget,
     ) -> Result<Arc<Variant>, Arc<VariantError>> {
         let key = spec.key(&file.id);
         if let Some(hit) = self.cache.get(&key).await {
@@ -129,7 +134,18 @@ impl Variants {
             return Ok(hit);
         }
         self.stats.misses.fetch_add(1, Ordering::Relaxed);
-        self.cache.try_get_with(key.clone(), self.load(key, file, spec, keep)).await
+        // Concurrent requests for one key share the first one's load, and so its refusal: a request whose
+        // own budget was never asked tries again rather than answer for someone else's.
+        for _ in 0..SHARED_REFUSAL_RETRIES {
+            let asked = AtomicBool::new(false);
+            let loaded =
+                self.cache.try_get_with(key.clone(), self.load(key.clone(), file, spec, keep, budget, &asked)).await;
+            match loaded {
+                Err(e) if matches!(*e, VariantError::Throttled { .. }) && !asked.load(Ordering::Relaxed) => continue,
+                other => return other,
+            }
+        }
+        Err(Arc::new(VariantError::Overloaded))
     }
 
     async fn load(
@@ -138,11 +154,15 @@ impl Variants {
         file: &FileRecord,
         spec: &VariantSpec,
         keep: Keep,
+        budget: &dyn RenderBudget,
+        asked: &AtomicBool,
     ) -> Result<Arc<Variant>, VariantError> {
         if let Some(stored) = self.stored(&key).await? {
             self.renderer.access.note(&key);
             return Ok(stored);
         }
+        asked.store(true, Ordering::Relaxed);
+        budget.spend().await.map_err(|t| VariantError::Throttled { retry_after_secs: t.retry_after_secs })?;
         // A turn before the claim, so a refused request holds no claim.
         let _slot = self.admission.admit().await.map_err(|_| VariantError::Overloaded)?;
         let held = match self.turn(&key).await {
@@ -356,15 +376,64 @@ mod tests {
         let (variants, file) = setup(&dir).await;
         let spec = VariantSpec::new(Transform::from_query("w=100").unwrap(), Target::Format(OutputFormat::Webp));
         for _ in 0..4 {
-            let (got, ensured) = tokio::join!(variants.get(&file, &spec, Keep::Cached), variants.ensure(&file, &spec));
+            let (got, ensured) = tokio::join!(
+                variants.get(&file, &spec, Keep::Cached, &crate::Unlimited),
+                variants.ensure(&file, &spec)
+            );
             got.unwrap();
             ensured.unwrap();
         }
         assert_eq!(variants.times().count("webp", "ok"), 1);
         variants.forget(&file.id);
-        let again = variants.get(&file, &spec, Keep::Cached).await.unwrap();
+        let again = variants.get(&file, &spec, Keep::Cached, &crate::Unlimited).await.unwrap();
         assert_eq!(again.content_type, "image/webp");
         assert_eq!(variants.times().count("webp", "ok"), 1, "read back from the store, not rendered");
+    }
+
+    /// Refuses every render (after `delay`), counting how often it was asked.
+    #[derive(Default)]
+    struct Spent(AtomicU64, Duration);
+
+    #[async_trait::async_trait]
+    impl RenderBudget for Spent {
+        async fn spend(&self) -> Result<(), crate::Throttled> {
+            self.0.fetch_add(1, Ordering::Relaxed);
+            tokio::time::sleep(self.1).await;
+            Err(crate::Throttled { retry_after_secs: 7 })
+        }
+    }
+
+    #[tokio::test]
+    async fn a_request_joining_a_refused_load_renders_on_its_own_budget() {
+        let dir = tempfile::tempdir().unwrap();
+        let (variants, file) = setup(&dir).await;
+        let spent = Spent(AtomicU64::new(0), Duration::from_millis(300));
+        let spec = VariantSpec::new(Transform::from_query("w=70").unwrap(), Target::Format(OutputFormat::Png));
+        let (refused, served) = tokio::join!(variants.get(&file, &spec, Keep::Cached, &spent), async {
+            // Joins the first request's load while its budget is being asked.
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            variants.get(&file, &spec, Keep::Cached, &crate::Unlimited).await
+        });
+        assert!(matches!(*refused.unwrap_err(), VariantError::Throttled { .. }));
+        assert_eq!(served.unwrap().content_type, "image/png");
+        assert_eq!(variants.times().count("png", "ok"), 1);
+    }
+
+    #[tokio::test]
+    async fn a_spent_budget_refuses_renders_but_never_hits() {
+        let dir = tempfile::tempdir().unwrap();
+        let (variants, file) = setup(&dir).await;
+        let spent = Spent::default();
+        let cold = VariantSpec::new(Transform::from_query("w=90").unwrap(), Target::Format(OutputFormat::Png));
+        let refused = variants.get(&file, &cold, Keep::Cached, &spent).await.unwrap_err();
+        assert!(matches!(*refused, VariantError::Throttled { retry_after_secs: 7 }), "{refused}");
+        assert_eq!((spent.0.load(Ordering::Relaxed), variants.times().count("png", "ok")), (1, 0));
+
+        // Stored (by a job) and then in memory: neither asks the budget.
+        assert!(variants.ensure(&file, &cold).await.unwrap());
+        variants.get(&file, &cold, Keep::Cached, &spent).await.unwrap();
+        variants.get(&file, &cold, Keep::Cached, &spent).await.unwrap();
+        assert_eq!(spent.0.load(Ordering::Relaxed), 1);
     }
 
     #[tokio::test]

@@ -22,7 +22,7 @@ use shutterbox_model::{FileKind, clock::now_ms};
 use shutterbox_pipeline::{Format, OutputFormat, Target, Transform};
 use shutterbox_storage::ByteRange;
 
-use shutterbox_variants::{Keep, VariantSpec};
+use shutterbox_variants::{Keep, RenderBudget, Unlimited, VariantSpec};
 
 use crate::{access::Grant, error::ApiError, responses::CachedResponse, state::AppState};
 
@@ -64,7 +64,12 @@ pub async fn deliver_file(req: &Request, state: Data<&AppState>) -> Result<Respo
     }
     // Presets are the operator's own variants: kept in preference to ad-hoc ones.
     let keep = if query.grant == Grant::Preset { Keep::Pinned } else { Keep::Cached };
-    let variant = state.variants.get(file, &spec, keep).await.map_err(|e| ApiError::from(&*e))?;
+    let address_budget = state.cold_renders.as_ref().map(|throttle| throttle.budget(req));
+    let budget: &dyn RenderBudget = match &address_budget {
+        Some(budget) => budget,
+        None => &Unlimited,
+    };
+    let variant = state.variants.get(file, &spec, keep, budget).await.map_err(|e| ApiError::from(&*e))?;
     let response = CachedResponse {
         file_id: file.id.clone(),
         etag,

@@ -70,6 +70,14 @@ pub async fn metrics(state: Data<&AppState>) -> poem::Response {
         admission.in_flight(),
         admission.rejected.load(Ordering::Relaxed)
     );
+    if let Some(throttle) = &state.cold_renders {
+        let _ = writeln!(
+            out,
+            "# HELP shutterbox_renders_throttled_total Cold variants answered 429: the client address's render \
+             budget was spent.\n# TYPE shutterbox_renders_throttled_total counter\nshutterbox_renders_throttled_total {}",
+            throttle.refused.load(Ordering::Relaxed)
+        );
+    }
     job_metrics(&mut out, &state.jobs, state.queue.as_ref()).await;
     store_metrics(&mut out, state.variants.store_stats());
     state.http_metrics.render(&mut out);

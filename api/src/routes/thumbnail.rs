@@ -15,7 +15,7 @@ use shutterbox_metadata::FileRecord;
 use shutterbox_model::FileKind;
 use shutterbox_pipeline::{OutputFormat, PlaceholderKind, Target, Transform, placeholder_png};
 use shutterbox_queue::Job;
-use shutterbox_variants::{Keep, VariantSpec};
+use shutterbox_variants::{Keep, Unlimited, VariantSpec};
 
 use crate::{
     error::ApiError,
@@ -66,7 +66,8 @@ pub async fn thumbnail(req: &Request, state: Data<&AppState>, Path(id): Path<Str
         if etag_matches(req, etag.to_str().unwrap_or_default()) {
             return Ok(not_modified(&state, &etag));
         }
-        match state.variants.get(&file, &spec, Keep::Pinned).await.map_err(|e| ApiError::from(&*e)) {
+        // Not under the cold-render throttle: one thumbnail per file, rendered by confirm's job anyway.
+        match state.variants.get(&file, &spec, Keep::Pinned, &Unlimited).await.map_err(|e| ApiError::from(&*e)) {
             Ok(variant) => CachedResponse {
                 file_id: file.id.clone(),
                 etag,

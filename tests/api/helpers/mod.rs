@@ -23,7 +23,7 @@ use std::time::Duration;
 pub use app::TestApp;
 pub use http::{RawResponse, assert_error, raw_request};
 pub use images::{PNG, dimensions, noise_jpeg};
-pub use processes::{ServeProcess, free_port, terminate};
+pub use processes::{ServeProcess, free_port, shutterbox, terminate};
 
 /// Polls `check` every 50 ms until it holds, for at most `secs` seconds.
 pub async fn eventually<F: Future<Output = bool>>(secs: u64, what: &str, mut check: impl FnMut() -> F) {

@@ -70,7 +70,10 @@ pub(super) fn service_env(config: &Config) -> Vec<(&'static str, String)> {
         ("SHUTTERBOX_UPLOAD_EXPIRY_SECS", config.upload_expiry_secs.to_string()),
         ("SHUTTERBOX_CACHE_MAX_AGE", config.cache_max_age_secs.to_string()),
         ("SHUTTERBOX_CACHE_BYTES", config.cache_bytes.to_string()),
-        ("SHUTTERBOX_MAX_SOURCE_PIXELS", config.max_source_pixels.to_string()),
+        ("SHUTTERBOX_MAX_SOURCE_PIXELS", config.limits.max_source_pixels.to_string()),
+        ("SHUTTERBOX_MAX_OUTPUT_PIXELS", config.limits.max_output_pixels.to_string()),
+        ("SHUTTERBOX_MAX_SOURCE_FRAMES", config.limits.max_source_frames.to_string()),
+        ("SHUTTERBOX_PROXY_HOPS", config.proxy_hops.to_string()),
         ("SHUTTERBOX_WORKERS", config.workers.to_string()),
         ("SHUTTERBOX_REDIS_PREFIX", b.redis_prefix.clone()),
         ("SHUTTERBOX_JOB_TIMEOUT_SECS", b.job_timeout_secs.to_string()),
@@ -99,6 +102,8 @@ pub(super) fn service_env(config: &Config) -> Vec<(&'static str, String)> {
         ("SHUTTERBOX_S3_SECRET_KEY", &b.s3.secret_key),
         ("SHUTTERBOX_S3_PUBLIC_ENDPOINT", &b.s3.public_endpoint),
         ("SHUTTERBOX_URL_SIGNING_KEYS", &config.url_signing_keys),
+        ("SHUTTERBOX_COLD_RENDER_LIMIT", &config.cold_render_limit.map(|spec| spec.to_string())),
+        ("SHUTTERBOX_CLIENT_ADDRESS_HEADER", &config.client_address_header.as_ref().map(|h| h.to_string())),
     ];
     env.extend(optional.into_iter().filter_map(|(name, value)| Some((name, value.clone()?))));
     env
@@ -208,4 +213,20 @@ pub async fn wait_healthy(root: &str, logs: &std::path::Path, name: &str) {
     }
     let log = std::fs::read_to_string(logs.join(format!("{name}.stderr"))).unwrap_or_default();
     panic!("{name} did not become healthy at {root} within 10 s:\n{log}");
+}
+
+/// Runs the binary with `args` and `env` (and no other SHUTTERBOX_ variable): success, stdout, stderr.
+pub async fn shutterbox(args: &[&str], env: &[(&str, &str)]) -> (bool, String, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_shutterbox"));
+    command.args(args).env("SHUTTERBOX_DATA_DIR", dir.path()).env("SHUTTERBOX_LISTEN", "127.0.0.1:0");
+    for (var, _) in std::env::vars().filter(|(var, _)| var.starts_with("SHUTTERBOX_")) {
+        command.env_remove(var);
+    }
+    let output = tokio::time::timeout(Duration::from_secs(30), command.envs(env.iter().copied()).output())
+        .await
+        .expect("the command ends")
+        .unwrap();
+    let text = |bytes: &[u8]| String::from_utf8_lossy(bytes).into_owned();
+    (output.status.success(), text(&output.stdout), text(&output.stderr))
 }

@@ -1,0 +1,224 @@
+//! Counting an animated source's frames without decoding them, so that a file of 100,000 tiny frames is
+//! refused before any decoder walks it (`RenderOptions::max_frames`, `SHUTTERBOX_MAX_SOURCE_FRAMES`). Only
+//! the first frame is rendered today; the limit is what animation support will decode at most, and it
+//! already stops the bombs: such a file costs every client that animates it, and the decoder's time.
+//!
+//! Each count walks the container's own structure, skipping payloads by their lengths: GIF image
+//! descriptors, WebP `ANMF` chunks, APNG `fcTL` chunks (or `acTL`'s declared count, whichever is larger)
+//! and the sample count of an AVIF image sequence's tracks. A file cut short counts the frames seen so far:
+//! the decoder reports the damage itself.
+
+use crate::{PipelineError, decode::SourceFormat};
+
+/// More frames than any real animation has (ten minutes at 16 frames a second).
+pub const DEFAULT_MAX_FRAMES: u32 = 10_000;
+
+/// The frames of `bytes` (1 for a still image), counting no further than `limit + 1`.
+pub fn count(bytes: &[u8], format: SourceFormat, limit: u32) -> Result<u64, PipelineError> {
+    let limit = u64::from(limit);
+    Ok(match format {
+        SourceFormat::Gif => count_gif(bytes, limit)?,
+        SourceFormat::Webp => count_webp(bytes, limit),
+        SourceFormat::Png => count_apng(bytes, limit),
+        SourceFormat::Avif => crate::isobmff::sequence_frames(bytes),
+        SourceFormat::Jpeg | SourceFormat::Tiff | SourceFormat::Bmp => 1,
+    }
+    .max(1))
+}
+
+/// The number of image descriptors in a GIF.
+fn count_gif(bytes: &[u8], limit: u64) -> Result<u64, PipelineError> {
+    let malformed = |what: &str| PipelineError::Decode(format!("malformed GIF: {what}"));
+    if bytes.len() < 13 || !(bytes.starts_with(b"GIF87a") || bytes.starts_with(b"GIF89a")) {
+        return Err(malformed("no GIF header"));
+    }
+    let mut at = 13 + color_table_len(bytes[10]);
+    let mut frames = 0;
+    while let Some(&block) = bytes.get(at) {
+        match block {
+            // Extension: label, then data sub-blocks.
+            0x21 => at = skip_sub_blocks(bytes, at + 2),
+            // Image descriptor (10 bytes), optional local color table, LZW minimum code size, sub-blocks.
+            0x2C => {
+                frames += 1;
+                if frames > limit {
+                    return Ok(frames);
+                }
+                let Some(&flags) = bytes.get(at + 9) else { break };
+                at = skip_sub_blocks(bytes, at + 10 + color_table_len(flags) + 1);
+            }
+            0x3B => break,
+            _ => return Err(malformed("unknown block")),
+        }
+    }
+    Ok(frames)
+}
+
+/// `ANMF` chunks of a WebP: RIFF header (12 bytes), then chunks of a FourCC, a little-endian length and
+/// the payload padded to an even length.
+fn count_webp(bytes: &[u8], limit: u64) -> u64 {
+    let mut at = 12;
+    let mut frames = 0;
+    while let Some(header) = bytes.get(at..at + 8) {
+        if &header[..4] == b"ANMF" {
+            frames += 1;
+            if frames > limit {
+                break;
+            }
+        }
+        let len = u32::from_le_bytes([header[4], header[5], header[6], header[7]]) as usize;
+        at = at.saturating_add(8).saturating_add(len).saturating_add(len & 1);
+    }
+    frames
+}
+
+/// APNG frames: the larger of `acTL`'s declared count and the `fcTL` chunks present. PNG chunks are a
+/// big-endian length, a type, the data and a CRC, after the 8-byte signature.
+fn count_apng(bytes: &[u8], limit: u64) -> u64 {
+    let (mut at, mut declared, mut controls) = (8, 0, 0);
+    while let Some(header) = bytes.get(at..at + 8) {
+        let len = u32::from_be_bytes([header[0], header[1], header[2], header[3]]) as usize;
+        match &header[4..8] {
+            b"acTL" => {
+                if let Some(n) = bytes.get(at + 8..at + 12) {
+                    declared = u64::from(u32::from_be_bytes([n[0], n[1], n[2], n[3]]));
+                }
+            }
+            b"fcTL" => controls += 1,
+            b"IEND" => break,
+            _ => {}
+        }
+        if declared.max(controls) > limit {
+            break;
+        }
+        at = at.saturating_add(12).saturating_add(len);
+    }
+    declared.max(controls)
+}
+
+/// Bytes of the color table announced by a packed-fields byte (bit 7: present; bits 0–2: size).
+fn color_table_len(flags: u8) -> usize {
+    if flags & 0x80 == 0 { 0 } else { 3 << ((flags & 0x07) + 1) }
+}
+
+/// The offset after the sub-blocks starting at `at` (each a length byte and that many bytes, ended by a zero
+/// length); past the end when the file is cut short.
+fn skip_sub_blocks(bytes: &[u8], mut at: usize) -> usize {
+    while let Some(&len) = bytes.get(at) {
+        at += 1;
+        if len == 0 {
+            return at;
+        }
+        at += usize::from(len);
+    }
+    at
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    use crate::samples::animated_gif as gif_of;
+
+    #[test]
+    fn counts_frames_and_stops_past_the_limit() {
+        assert_eq!(count_gif(&gif_of(1), 10).unwrap(), 1);
+        assert_eq!(count_gif(&gif_of(7), 10).unwrap(), 7);
+        assert_eq!(count_gif(&gif_of(50), 10).unwrap(), 11);
+    }
+
+    #[test]
+    fn damaged_files_never_panic() {
+        let gif = gif_of(3);
+        for end in 0..gif.len() {
+            let _ = count_gif(&gif[..end], 10);
+        }
+        assert!(count_gif(b"GIF89a\x01\x00\x01\x00\x00\x00\x00\x99", 10).is_err());
+    }
+
+    /// An animated WebP of `frames` 4×4 frames of different colours, from libwebp's animation encoder.
+    fn webp_of(frames: u8) -> Vec<u8> {
+        let config = webp::WebPConfig::new().unwrap();
+        let pixels: Vec<Vec<u8>> = (0..frames).map(|i| [i.wrapping_mul(37), 255 - i, i].repeat(16)).collect();
+        let mut encoder = webp::AnimEncoder::new(4, 4, &config);
+        for (i, frame) in pixels.iter().enumerate() {
+            encoder.add_frame(webp::AnimFrame::from_rgb(frame, 4, 4, i as i32 * 100));
+        }
+        encoder.try_encode().unwrap().to_vec()
+    }
+
+    /// A PNG skeleton (CRCs left zero: counting does not read them) with `acTL` declaring `declared`
+    /// frames and `controls` `fcTL` chunks.
+    fn apng_of(declared: u32, controls: usize) -> Vec<u8> {
+        let chunk = |kind: &[u8; 4], data: &[u8]| {
+            let mut c = u32::try_from(data.len()).unwrap().to_be_bytes().to_vec();
+            c.extend_from_slice(kind);
+            c.extend_from_slice(data);
+            c.extend_from_slice(&[0; 4]);
+            c
+        };
+        let mut png = b"\x89PNG\r\n\x1a\n".to_vec();
+        png.extend(chunk(b"IHDR", &[0, 0, 0, 1, 0, 0, 0, 1, 8, 0, 0, 0, 0]));
+        png.extend(chunk(b"acTL", &[declared.to_be_bytes(), [0; 4]].concat()));
+        for _ in 0..controls {
+            png.extend(chunk(b"fcTL", &[0; 26]));
+            png.extend(chunk(b"fdAT", &[0; 8]));
+        }
+        png.extend(chunk(b"IEND", &[]));
+        png
+    }
+
+    /// An ISO-BMFF image sequence whose one track's `stsz` counts `samples`.
+    fn avis_of(samples: u32) -> Vec<u8> {
+        let boxed = |name: &[u8; 4], content: &[u8]| {
+            let mut b = u32::try_from(content.len() + 8).unwrap().to_be_bytes().to_vec();
+            b.extend_from_slice(name);
+            b.extend_from_slice(content);
+            b
+        };
+        let stsz = boxed(b"stsz", &[[0; 4], [0; 4], samples.to_be_bytes()].concat());
+        let stbl = boxed(b"stbl", &[boxed(b"stsd", &[0; 8]), stsz].concat());
+        let trak = boxed(b"trak", &boxed(b"mdia", &boxed(b"minf", &stbl)));
+        let moov = boxed(b"moov", &[boxed(b"mvhd", &[0; 100]), trak].concat());
+        [boxed(b"ftyp", b"avis\0\0\0\0avifmsf1"), moov].concat()
+    }
+
+    #[test]
+    fn every_animated_format_is_counted() {
+        for n in [1u8, 2, 7] {
+            assert_eq!(count(&webp_of(n), SourceFormat::Webp, 100).unwrap(), u64::from(n), "WebP of {n}");
+        }
+        assert_eq!(count(&webp_of(9), SourceFormat::Webp, 3).unwrap(), 4, "stops past the limit");
+        assert_eq!(count(&apng_of(3, 3), SourceFormat::Png, 100).unwrap(), 3);
+        assert_eq!(count(&apng_of(1, 40), SourceFormat::Png, 100).unwrap(), 40, "more fcTL than declared");
+        assert_eq!(count(&apng_of(4_000_000_000, 1), SourceFormat::Png, 100).unwrap(), 4_000_000_000);
+        assert_eq!(count(&avis_of(240), SourceFormat::Avif, 100).unwrap(), 240);
+        // Still images count one, and so do containers with no animation in them.
+        assert_eq!(count(b"", SourceFormat::Jpeg, 100).unwrap(), 1);
+        assert_eq!(count(&apng_of(0, 0), SourceFormat::Png, 100).unwrap(), 1);
+    }
+
+    #[test]
+    fn cut_or_garbled_containers_never_panic() {
+        let files = [
+            (webp_of(3), SourceFormat::Webp),
+            (apng_of(3, 3), SourceFormat::Png),
+            (avis_of(3), SourceFormat::Avif),
+            (gif_of(3), SourceFormat::Gif),
+        ];
+        for (file, format) in &files {
+            for end in 0..file.len() {
+                let _ = count(&file[..end], *format, 10);
+                let mut garbled = file.clone();
+                garbled[end] ^= 0xA5;
+                let _ = count(&garbled, *format, 10);
+            }
+        }
+    }
+
+    #[test]
+    fn the_image_crate_decodes_the_test_gif() {
+        let image = image::load_from_memory(&gif_of(2)).unwrap();
+        assert_eq!((image.width(), image.height()), (1, 1));
+    }
+}
