@@ -174,6 +174,7 @@ impl RenderLimits {
             max_pixels: self.max_source_pixels,
             max_output_pixels: self.max_output_pixels,
             max_frames: self.max_source_frames,
+            ..RenderOptions::default()
         }
     }
 }

@@ -68,11 +68,20 @@ pub struct RenderOptions {
     pub max_output_pixels: u64,
     /// Most frames an animated source may have, counted before decoding (`crate::frames`).
     pub max_frames: u32,
+    /// Whether this render may use a second core (a 4:2:0 JPEG's split entropy decoding, its chroma
+    /// resized beside the luma). Worth it when a core would otherwise idle; when every core has a render
+    /// of its own, the split's coordination and speculative decoding are work taken from those renders.
+    pub parallel: bool,
 }
 
 impl Default for RenderOptions {
     fn default() -> Self {
-        Self { max_pixels: 50_000_000, max_output_pixels: 50_000_000, max_frames: crate::frames::DEFAULT_MAX_FRAMES }
+        Self {
+            max_pixels: 50_000_000,
+            max_output_pixels: 50_000_000,
+            max_frames: crate::frames::DEFAULT_MAX_FRAMES,
+            parallel: true,
+        }
     }
 }
 

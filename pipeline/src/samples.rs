@@ -215,6 +215,7 @@ const RENDER_OPTIONS: RenderOptions = RenderOptions {
     max_pixels: 50_000_000,
     max_output_pixels: 50_000_000,
     max_frames: crate::frames::DEFAULT_MAX_FRAMES,
+    parallel: true,
 };
 
 /// A generated upload and the upright size every geometry rule starts from.

@@ -49,10 +49,11 @@ pub(crate) struct Planes {
     pub height: usize,
 }
 
-/// Decodes `source` at 1/`denominator` (4 or 8), or `None` when it is not a JPEG this decoder handles or is
-/// corrupt.
-pub(crate) fn decode(source: &[u8], denominator: usize) -> Option<Planes> {
-    decode_with_split(source, denominator, Split::Auto)
+/// Decodes `source` at 1/`denominator` (4 or 8), on two threads when `parallel` and the file is large
+/// enough, or `None` when it is not a JPEG this decoder handles or is corrupt. The planes are the same
+/// either way.
+pub(crate) fn decode(source: &[u8], denominator: usize, parallel: bool) -> Option<Planes> {
+    decode_with_split(source, denominator, if parallel { Split::Auto } else { Split::Never })
 }
 
 /// Whether `source` would be decoded on two threads (tests of the callers check they reach that path).
@@ -67,7 +68,6 @@ pub(crate) fn splits(source: &[u8]) -> bool {
 #[derive(Debug, Clone, Copy)]
 enum Split {
     Auto,
-    #[cfg(test)]
     Never,
     #[cfg(test)]
     AtByte(usize),
@@ -517,7 +517,6 @@ impl<'a, const P: usize> Decoder<'a, P> {
         let start = match split {
             Split::Auto if real_bytes >= SPLIT_MIN_BYTES => Some(real_bytes / 2),
             Split::Auto => None,
-            #[cfg(test)]
             Split::Never => None,
             #[cfg(test)]
             Split::AtByte(byte) => Some(byte.min(real_bytes)),
@@ -778,11 +777,11 @@ mod tests {
     fn what_it_does_not_handle_is_none() {
         let four_four_four =
             crate::test_jpeg::encode(&RgbImage::from_fn(64, 64, |x, y| Rgb([x as u8, y as u8, 7])), 80, Subsamp::None);
-        assert!(decode(&four_four_four, 8).is_none());
+        assert!(decode(&four_four_four, 8, true).is_none());
         let source = photo(200, 100, 80);
-        assert!(decode(&source, 2).is_none());
-        assert!(decode(b"not a jpeg", 8).is_none());
-        assert!(decode(&source[..source.len() / 2], 8).is_none(), "truncated");
+        assert!(decode(&source, 2, true).is_none());
+        assert!(decode(b"not a jpeg", 8, true).is_none());
+        assert!(decode(&source[..source.len() / 2], 8, true).is_none(), "truncated");
     }
 
     #[test]

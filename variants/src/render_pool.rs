@@ -17,7 +17,10 @@
 use std::{
     collections::VecDeque,
     panic::{AssertUnwindSafe, catch_unwind},
-    sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError},
+    sync::{
+        Arc, Condvar, Mutex, MutexGuard, PoisonError,
+        atomic::{AtomicUsize, Ordering},
+    },
     thread,
 };
 
@@ -79,6 +82,10 @@ impl Queues {
 struct Shared {
     queues: Mutex<Queues>,
     ready: Condvar,
+    /// Renders running now (read without the lock by `RenderPool::core_to_spare`).
+    running: AtomicUsize,
+    /// CPU cores of the machine: a render may use a second one while fewer renders than this run.
+    cores: usize,
 }
 
 impl Shared {
@@ -122,7 +129,12 @@ impl RenderPool {
     }
 
     fn start(count: usize, background_limit: usize) -> std::io::Result<Self> {
-        let shared = Arc::new(Shared { queues: Mutex::new(Queues::new(background_limit)), ready: Condvar::new() });
+        let shared = Arc::new(Shared {
+            queues: Mutex::new(Queues::new(background_limit)),
+            ready: Condvar::new(),
+            running: AtomicUsize::new(0),
+            cores: thread::available_parallelism().map_or(2, usize::from),
+        });
         // Built before spawning, so a failed spawn stops the threads already started.
         let pool = Self(Arc::new(Threads { shared: shared.clone(), count }));
         for index in 0..count {
@@ -140,6 +152,12 @@ impl RenderPool {
     /// How many render threads run.
     pub fn threads(&self) -> usize {
         self.0.count
+    }
+
+    /// Whether a render starting now has a core no other render is using (asked from the render itself,
+    /// which counts as running): then it may split its work across two (`RenderOptions::parallel`).
+    pub fn core_to_spare(&self) -> bool {
+        self.0.shared.running.load(Ordering::Acquire) < self.0.shared.cores
     }
 
     /// Runs `render` on a render thread, after the renders queued before it of its class and of any higher
@@ -185,7 +203,9 @@ fn work(shared: &Shared) {
                 queues = shared.ready.wait(queues).unwrap_or_else(PoisonError::into_inner);
             }
         };
+        shared.running.fetch_add(1, Ordering::AcqRel);
         task();
+        shared.running.fetch_sub(1, Ordering::AcqRel);
         if priority == Priority::Background {
             shared.lock().background_running -= 1;
             // A background render may have been waiting for this one's place.
@@ -218,6 +238,38 @@ mod tests {
         let pool = RenderPool::new(2).expect("threads");
         let name = pool.run(Priority::Request, || thread::current().name().map(str::to_owned)).await;
         assert!(name.expect("ran").expect("named").starts_with("shutterbox-render-"));
+    }
+
+    #[tokio::test]
+    async fn a_render_has_a_core_to_spare_only_while_fewer_renders_than_cores_run() {
+        let cores = thread::available_parallelism().map_or(2, usize::from);
+        let pool = RenderPool::new(cores + 1).expect("threads");
+        let asks = |pool: &RenderPool| {
+            let inner = pool.clone();
+            let pool = pool.clone();
+            async move { pool.run(Priority::Request, move || inner.core_to_spare()).await.expect("ran") }
+        };
+        assert_eq!(asks(&pool).await, cores > 1, "alone");
+        // With a render on every other core, the next one keeps to its own.
+        let mut held = Vec::new();
+        for _ in 1..cores {
+            held.push(hold_a_thread(&pool, Priority::Request).await);
+        }
+        assert!(!asks(&pool).await, "every core busy");
+        for (release, task) in held {
+            release.send(()).expect("held");
+            task.await.expect("task").expect("ran").expect("released");
+        }
+        // A finished render counts until its thread is back from it, a moment after its result arrives.
+        let mut spare = asks(&pool).await;
+        for _ in 0..100 {
+            if spare == (cores > 1) {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+            spare = asks(&pool).await;
+        }
+        assert_eq!(spare, cores > 1, "alone again");
     }
 
     #[tokio::test]

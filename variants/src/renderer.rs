@@ -138,10 +138,13 @@ impl Renderer {
         let source =
             self.store.get(&file.object_key).await?.ok_or_else(|| VariantError::OriginalMissing(file.id.clone()))?;
         let (transform, target, options, times) = (*spec.transform(), spec.target(), self.options, self.times.clone());
+        let pool = self.pool.clone();
         let rendered = self
             .pool
             .run(priority, move || {
                 let started = std::time::Instant::now();
+                // A second core only while one idles: at saturation each render keeps to its own.
+                let options = RenderOptions { parallel: options.parallel && pool.core_to_spare(), ..options };
                 let rendered = render(&source, &transform, target, options);
                 let seconds = started.elapsed().as_secs_f64();
                 tracing::debug!(elapsed_ms = seconds * 1e3, "rendered");
