@@ -8,6 +8,8 @@
 //! ```
 //!
 //! TARGET is `source`, `auto` or a format name (`jpeg`, `webp`, `avif`, …), as in `Target::parse`.
+//! With `RENDER_ONE_CORE=1` in the environment a render keeps to one core, as the server's renders do at
+//! saturation (`RenderOptions::parallel`): the CPU cost of a render rather than its latency.
 //!
 //! Without RUNS: one render, then a line with its size, format, bytes and time. With RUNS: the source stays
 //! in memory, 2 untimed renders, then RUNS timed ones (buffer → buffer), and one JSON line
@@ -48,7 +50,9 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let render_once = || render(&bytes, &transform, target, RenderOptions::default());
+    let options =
+        RenderOptions { parallel: env::var("RENDER_ONE_CORE").as_deref() != Ok("1"), ..RenderOptions::default() };
+    let render_once = || render(&bytes, &transform, target, options);
 
     let mut times = Vec::new();
     let mut rendered = Err(None);
