@@ -108,12 +108,16 @@ pub fn resize(image: DynamicImage, plan: &ResizePlan) -> Result<DynamicImage, Pi
     if let Some(rect) = plan.crop {
         image = image.crop_imm(rect.x, rect.y, rect.width, rect.height);
     }
-    if let Some(padding) = plan.padding.filter(|p| !p.is_zero()) {
-        let mut canvas = RgbaImage::new(plan.output.width, plan.output.height);
-        imageops::overlay(&mut canvas, &image.to_rgba8(), i64::from(padding.left), i64::from(padding.top));
-        image = DynamicImage::ImageRgba8(canvas);
-    }
-    Ok(image)
+    Ok(pad(image, plan))
+}
+
+/// The plan's last step: `image`, scaled (and cropped) already, on a transparent canvas of the output size
+/// when `contain` pads it; unchanged otherwise.
+pub(crate) fn pad(image: DynamicImage, plan: &ResizePlan) -> DynamicImage {
+    let Some(padding) = plan.padding.filter(|p| !p.is_zero()) else { return image };
+    let mut canvas = RgbaImage::new(plan.output.width, plan.output.height);
+    imageops::overlay(&mut canvas, &image.to_rgba8(), i64::from(padding.left), i64::from(padding.top));
+    DynamicImage::ImageRgba8(canvas)
 }
 
 fn scale(image: DynamicImage, to: Size) -> Result<DynamicImage, PipelineError> {

@@ -16,7 +16,7 @@
 //! else libjpeg-turbo.
 
 use fast_image_resize::{FilterType, PixelType, ResizeAlg, ResizeOptions, Resizer, images::Image, images::ImageRef};
-use image::metadata::Orientation;
+use image::{DynamicImage, RgbImage, metadata::Orientation};
 use turbojpeg::{Colorspace, Compressor, Decompressor, ScalingFactor, Subsamp, YuvImage};
 
 use crate::{
@@ -39,14 +39,67 @@ pub(crate) fn render(
 ) -> Option<Result<Rendered, PipelineError>> {
     let Quality::Value(quality) = transform.quality else { return None };
     if !matches!(target, Target::Source | Target::Format(OutputFormat::Jpeg))
-        || SourceFormat::detect(source) != Some(SourceFormat::Jpeg)
-        || (transform.width.is_none() && transform.height.is_none())
-        || transform.crop.is_some()
-        || transform.rotation != 0
         || transform.blur.is_some()
         || transform.sharp
         || transform.gray
         || transform.border.is_some()
+    {
+        return None;
+    }
+    let (mut decompressor, full, planned) = qualify(source, transform, options, false)?;
+    // A file libjpeg-turbo will not decode this way goes the general way, which has its own fallback
+    // decoder and reports failures as it always has.
+    let decoded = decode_planes(source, &mut decompressor, planned.shrink, full, options.parallel).ok()?;
+    Some(resize_and_encode(&decoded, planned.scaled, planned.kept, quality, options.parallel))
+}
+
+/// The first steps of the general path for a 4:2:0 JPEG whose first change of scale is the resize (no
+/// `crop`, no `rot`, no EXIF rotation): decoded (shrunk on load) into planes, each plane resized to the
+/// kept part of the scaled image (chroma straight from its half-size plane, so it is never upsampled
+/// at the decoded size), then converted to RGB at the output size, and padded as `contain` pads. What
+/// decode, resize and `ops::resize`'s padding give on the general path, within resampling rounding, for
+/// a fraction of the work: at 1/4 or 1/8 the decoding is `split_jpeg`'s, and the colour conversion
+/// touches only output pixels. `None` when the file or the request does not qualify, and when the
+/// output would need more chroma detail than the decoded planes hold: their chroma is at half the decoded
+/// size (libjpeg-turbo decodes it at full size when it shrinks on load to RGB), which a JPEG or a WebP
+/// (`target`), subsampling chroma to half the output size, never needs, but a 4:4:4 output scaled above
+/// half the decoded size would.
+pub(crate) fn resized_rgb(
+    source: &[u8],
+    transform: &Transform,
+    target: Target,
+    options: &RenderOptions,
+) -> Option<Result<DynamicImage, PipelineError>> {
+    let (mut decompressor, full, planned) = qualify(source, transform, options, true)?;
+    // The source is a JPEG: `Source` is a JPEG and `Auto` a WebP.
+    let subsampled =
+        matches!(target, Target::Source | Target::Auto | Target::Format(OutputFormat::Jpeg | OutputFormat::Webp));
+    let factor = if planned.shrink > 1 { ScalingFactor::new(1, planned.shrink) } else { ScalingFactor::ONE };
+    let chroma = (factor.scale(full.width as usize).div_ceil(2), factor.scale(full.height as usize).div_ceil(2));
+    let needed = |side: u32| (if subsampled { side.div_ceil(2) } else { side }) as usize;
+    if needed(planned.scaled.width) > chroma.0 || needed(planned.scaled.height) > chroma.1 {
+        return None;
+    }
+    let decoded = decode_planes(source, &mut decompressor, planned.shrink, full, options.parallel).ok()?;
+    Some(resize_to_rgb(&decoded, planned.scaled, planned.kept, options.parallel).map(|rgb| {
+        let plan = plan_resize(full.width, full.height, transform.width, transform.height, transform.fit);
+        crate::ops::pad(DynamicImage::ImageRgb8(rgb), &plan)
+    }))
+}
+
+/// What both planar paths require of the file and the request: a baseline 4:2:0 YCbCr JPEG with no
+/// EXIF rotation, within the limits, resized with no `crop` or `rot` before it; `padded` when a
+/// `contain` that pads may be taken. Reads the header only.
+fn qualify(
+    source: &[u8],
+    transform: &Transform,
+    options: &RenderOptions,
+    padded: bool,
+) -> Option<(Decompressor, Size, PlanarPlan)> {
+    if SourceFormat::detect(source) != Some(SourceFormat::Jpeg)
+        || (transform.width.is_none() && transform.height.is_none())
+        || transform.crop.is_some()
+        || transform.rotation != 0
     {
         return None;
     }
@@ -64,16 +117,13 @@ pub(crate) fn render(
     if crate::decode::jpeg_orientation(source) != Orientation::NoTransforms {
         return None;
     }
-    let planned = PlanarPlan::new(transform, full)?;
-    // A file libjpeg-turbo will not decode this way goes the general way, which has its own fallback
-    // decoder and reports failures as it always has.
-    let decoded = decode_planes(source, &mut decompressor, planned.shrink, full, options.parallel).ok()?;
-    Some(resize_and_encode(&decoded, planned.scaled, planned.kept, quality, options.parallel))
+    let planned = PlanarPlan::new(transform, full, padded)?;
+    Some((decompressor, full, planned))
 }
 
 /// What the planar path does for a request on a `full`-sized JPEG: decode at 1/`shrink`, scale the planes
 /// so the whole image would be `scaled`, and keep `kept` of that. `None` when the resize is not one the
-/// planar path does (no scaling, or `contain` padding).
+/// planar path does (no scaling, or `contain` padding unless `padded`).
 #[derive(Debug, Clone, Copy)]
 struct PlanarPlan {
     shrink: usize,
@@ -82,9 +132,9 @@ struct PlanarPlan {
 }
 
 impl PlanarPlan {
-    fn new(transform: &Transform, full: Size) -> Option<Self> {
+    fn new(transform: &Transform, full: Size, padded: bool) -> Option<Self> {
         let plan = plan_resize(full.width, full.height, transform.width, transform.height, transform.fit);
-        if !plan.scales() || plan.padding.is_some_and(|p| !p.is_zero()) {
+        if !plan.scales() || (!padded && plan.padding.is_some_and(|p| !p.is_zero())) {
             return None;
         }
         let kept = plan.crop.unwrap_or(Rect { x: 0, y: 0, width: plan.scaled.width, height: plan.scaled.height });
@@ -173,6 +223,50 @@ fn resize_and_encode(
     let image = YuvImage { pixels: &output[..], width: ow, align: 1, height: oh, subsamp: Subsamp::Sub2x2 };
     let bytes = compressor.compress_yuv_to_vec(image).map_err(PipelineError::internal)?;
     Ok(Rendered { bytes, format: OutputFormat::Jpeg, width: crop.width, height: crop.height })
+}
+
+/// Scales each plane so the full image would be `scaled`, keeps `crop` of that, all three planes at the
+/// output size, and converts the result to RGB.
+fn resize_to_rgb(decoded: &DecodedPlanes, scaled: Size, crop: Rect, parallel: bool) -> Result<RgbImage, PipelineError> {
+    let (dw, dh) = (decoded.width, decoded.height);
+    let (dyw, dyh) = (dw.next_multiple_of(2), dh.next_multiple_of(2));
+    let (cdw, cdh) = (dyw / 2, dyh / 2);
+    if decoded.pixels.len() != dyw * dyh + 2 * cdw * cdh {
+        return Err(PipelineError::Internal("unexpected YUV plane layout".into()));
+    }
+    let (decoded_y, decoded_chroma) = decoded.pixels.split_at(dyw * dyh);
+    let (decoded_u, decoded_v) = decoded_chroma.split_at(cdw * cdh);
+    let (ow, oh) = (crop.width as usize, crop.height as usize);
+    let (luma_window, chroma_window) = full_size_windows((dw, dh), (cdw, cdh), scaled, crop);
+    let mut planes = vec![0u8; 3 * ow * oh];
+    let (y, chroma) = planes.split_at_mut(ow * oh);
+    let (u, v) = chroma.split_at_mut(ow * oh);
+    let mut luma = || resize_plane(&mut Resizer::new(), decoded_y, (dyw, dyh), luma_window, y, (ow, oh));
+    let mut chroma = || {
+        let mut resizer = Resizer::new();
+        resize_plane(&mut resizer, decoded_u, (cdw, cdh), chroma_window, u, (ow, oh))?;
+        resize_plane(&mut resizer, decoded_v, (cdw, cdh), chroma_window, v, (ow, oh))
+    };
+    let (luma, chroma) = if parallel { rayon::join(luma, chroma) } else { (luma(), chroma()) };
+    luma?;
+    chroma?;
+    let (y, chroma) = planes.split_at(ow * oh);
+    let (u, v) = chroma.split_at(ow * oh);
+    let mut rgb = vec![0u8; 3 * ow * oh];
+    ycbcr_to_rgb(y, u, v, &mut rgb);
+    RgbImage::from_raw(crop.width, crop.height, rgb)
+        .ok_or_else(|| PipelineError::Internal("RGB buffer size mismatch".into()))
+}
+
+/// JFIF's YCbCr → RGB, in libjpeg's fixed point (16 fractional bits, rounded).
+fn ycbcr_to_rgb(y: &[u8], cb: &[u8], cr: &[u8], rgb: &mut [u8]) {
+    let clamp = |v: i32| v.clamp(0, 255) as u8;
+    for (((pixel, &y), &cb), &cr) in rgb.chunks_exact_mut(3).zip(y).zip(cb).zip(cr) {
+        let (y, cb, cr) = (i32::from(y), i32::from(cb) - 128, i32::from(cr) - 128);
+        pixel[0] = clamp(y + ((91_881 * cr + 32_768) >> 16));
+        pixel[1] = clamp(y + ((-22_554 * cb - 46_802 * cr + 32_768) >> 16));
+        pixel[2] = clamp(y + ((116_130 * cb + 32_768) >> 16));
+    }
 }
 
 /// Resizes the luma plane into `output`, rows `padded_width` apart: libjpeg-turbo pads luma to even sides,
@@ -268,6 +362,27 @@ fn plane_windows(decoded: (usize, usize), padded: (usize, usize), scaled: Size, 
     (luma, chroma)
 }
 
+/// Where the kept part (`crop`) of the scaled image (`scaled`) lies in the decoded planes when every
+/// plane is resized to the output size: the luma window as in `plane_windows`, the chroma window the same
+/// span at half scale (a chroma sample covers two luma samples each way, centred between them, as JFIF
+/// sites it). Both lie inside their planes for every input.
+fn full_size_windows(
+    decoded: (usize, usize),
+    chroma_plane: (usize, usize),
+    scaled: Size,
+    crop: Rect,
+) -> (Window, Window) {
+    let (dw, dh) = (decoded.0 as f64, decoded.1 as f64);
+    let (sw, sh) = (f64::from(scaled.width.max(1)), f64::from(scaled.height.max(1)));
+    let x_at = |x: u32| dw * f64::from(x) / sw;
+    let y_at = |y: u32| dh * f64::from(y) / sh;
+    let (left, right) = (x_at(crop.x), x_at(crop.x.saturating_add(crop.width)));
+    let (top, bottom) = (y_at(crop.y), y_at(crop.y.saturating_add(crop.height)));
+    let luma = Window::inside(decoded, (left, right), (top, bottom));
+    let chroma = Window::inside(chroma_plane, (left / 2.0, right / 2.0), (top / 2.0, bottom / 2.0));
+    (luma, chroma)
+}
+
 /// Lanczos3, as the general path's resize, from `window` of one 8-bit plane to a whole output plane.
 fn resize_plane(
     resizer: &mut Resizer,
@@ -346,6 +461,59 @@ mod tests {
         }
     }
 
+    /// The RGB planar steps give what decoding to RGB and resizing gives: same size, same pixels within
+    /// resampling rounding (chroma is resampled once from its half-size plane rather than upsampled
+    /// first), for every fit, padded `contain` included, odd sides, and every shrink-on-load factor.
+    #[test]
+    fn the_rgb_steps_match_decoding_to_rgb_then_resizing() {
+        let large = crate::test_jpeg::photo(1600, 1200, 90);
+        let odd = jpeg(1001, 667, Subsamp::Sub2x2);
+        for (source, query) in [
+            (&odd, "w=300"),
+            (&odd, "h=111"),
+            (&odd, "w=200&h=200&fit=cover"),
+            (&odd, "w=151&h=75&fit=fill"),
+            (&odd, "w=99&h=99&fit=inside"),
+            (&odd, "w=120&h=120&fit=contain"),
+            (&odd, "w=17"),
+            (&odd, "w=900&h=300&fit=outside"),
+            (&large, "w=400"),
+            (&large, "w=150&h=150&fit=cover"),
+            (&large, "w=700&h=100&fit=contain"),
+            (&large, "w=1000"),
+        ] {
+            let transform = Transform::from_query(query).unwrap();
+            for parallel in [false, true] {
+                let options = RenderOptions { parallel, ..RenderOptions::default() };
+                let ours = resized_rgb(source, &transform, Target::Format(OutputFormat::Webp), &options)
+                    .unwrap_or_else(|| panic!("{query} qualifies"))
+                    .unwrap();
+                let (reference, _) = crate::render::decode_and_resize(source, &transform, &options).unwrap();
+                assert_eq!((ours.width(), ours.height()), (reference.width(), reference.height()), "{query}");
+                assert_eq!(ours.color(), reference.color(), "{query}");
+                let luma = mean_difference(ours.to_luma8().as_raw(), reference.to_luma8().as_raw());
+                let rgb = mean_difference(ours.to_rgba8().as_raw(), reference.to_rgba8().as_raw());
+                assert!(luma < 2.0 && rgb < 4.0, "{query}: mean difference {luma:.2} (luma), {rgb:.2} (RGBA)");
+            }
+        }
+        // Not taken: a crop, a rotation, no resize, another subsampling.
+        let webp = Target::Format(OutputFormat::Webp);
+        for query in ["w=100&crop=0,0,100,100", "w=100&rot=90", "q=50", "blur=2"] {
+            let transform = Transform::from_query(query).unwrap();
+            assert!(resized_rgb(&odd, &transform, webp, &RenderOptions::default()).is_none(), "{query}");
+        }
+        let four_four_four = jpeg(300, 200, Subsamp::None);
+        let transform = Transform::from_query("w=100").unwrap();
+        assert!(resized_rgb(&four_four_four, &transform, webp, &RenderOptions::default()).is_none());
+        // A 4:4:4 output needs chroma at its full size: taken only at most half the decoded size.
+        let png = Target::Format(OutputFormat::Png);
+        let at =
+            |query: &str| resized_rgb(&large, &Transform::from_query(query).unwrap(), png, &RenderOptions::default());
+        assert!(at("w=100&h=100&fit=cover").is_none(), "1/8: 200x150 decoded, 133x100 scaled");
+        assert!(at("w=120").is_none(), "1/8: 200x150 decoded, 120x90");
+        assert!(at("w=100").is_some_and(|r| r.is_ok()), "1/8: 200x150 decoded, 100x75");
+    }
+
     #[test]
     fn a_large_jpeg_decoded_on_two_threads_matches_the_general_path() {
         let source = crate::test_jpeg::photo(1600, 1200, 90);
@@ -386,7 +554,7 @@ mod tests {
         let fits = [Fit::Cover, Fit::Contain, Fit::Fill, Fit::Inside, Fit::Outside];
         let mut checked = 0u64;
         let mut check = |full: Size, transform: &Transform| {
-            let Some(planned) = PlanarPlan::new(transform, full) else { return };
+            let Some(planned) = PlanarPlan::new(transform, full, true) else { return };
             let factor = ScalingFactor::new(1, planned.shrink);
             let decoded = (factor.scale(full.width as usize), factor.scale(full.height as usize));
             let padded = (decoded.0.next_multiple_of(2), decoded.1.next_multiple_of(2));
@@ -394,6 +562,9 @@ mod tests {
             let context = || format!("{}x{} {transform:?} {planned:?}: {luma:?} {chroma:?}", full.width, full.height);
             assert!(luma.fits(decoded), "luma: {}", context());
             assert!(chroma.fits((padded.0 / 2, padded.1 / 2)), "chroma: {}", context());
+            let (luma, chroma) = full_size_windows(decoded, (padded.0 / 2, padded.1 / 2), planned.scaled, planned.kept);
+            assert!(luma.fits(decoded), "luma at full size: {}", context());
+            assert!(chroma.fits((padded.0 / 2, padded.1 / 2)), "chroma at full size: {}", context());
             checked += 1;
         };
         let sources = [

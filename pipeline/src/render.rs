@@ -240,33 +240,10 @@ pub(crate) fn render_general(
     target: Target,
     options: RenderOptions,
 ) -> Result<Rendered, PipelineError> {
-    let decoded = decode_shrunk(source, &options, |full| shrink_on_load(transform, full))?;
-    let (shrunk, full, source_format) = (decoded.is_shrunk(), decoded.full, decoded.format);
-    options.check_output(transform, full)?;
-    let mut image = decoded.image;
-    if let Some(rect) = transform.crop {
-        image = ops::crop(&image, rect)?;
-    }
-    let (rotated_w, rotated_h) = ops::rotated_size(image.width(), image.height(), transform.rotation);
-    if u64::from(rotated_w) * u64::from(rotated_h) > options.max_pixels {
-        return Err(PipelineError::TooManyPixels {
-            width: rotated_w,
-            height: rotated_h,
-            max_pixels: options.max_pixels,
-        });
-    }
-    image = ops::rotate(image, transform.rotation);
-    if transform.width.is_some() || transform.height.is_some() {
-        // The geometry the spec's order sees: a shrunk image stands for its full-size original (crop and
-        // free rotation are excluded by `shrink_on_load`, so that is the full size turned by `rot`).
-        let (w, h) = match (shrunk, transform.rotation % 180 == 90) {
-            (false, _) => (image.width(), image.height()),
-            (true, false) => (full.width, full.height),
-            (true, true) => (full.height, full.width),
-        };
-        let plan = plan_resize(w, h, transform.width, transform.height, transform.fit);
-        image = ops::resize(image, &plan)?;
-    }
+    let (mut image, source_format) = match crate::planar::resized_rgb(source, transform, target, &options) {
+        Some(resized) => (resized?, SourceFormat::Jpeg),
+        None => decode_and_resize(source, transform, &options)?,
+    };
     let gray_first = transform.gray && !transform.sharp;
     if gray_first {
         image = ops::gray(&image);
@@ -294,6 +271,43 @@ pub(crate) fn render_general(
     };
     let bytes = encode(&image, format, quality)?;
     Ok(Rendered { bytes, format, width: image.width(), height: image.height() })
+}
+
+/// The general path's steps up to the resize: decode (shrunk on load where the plan allows), `crop`,
+/// `rot`, then the resize plan computed from the geometry the spec's order sees.
+pub(crate) fn decode_and_resize(
+    source: &[u8],
+    transform: &Transform,
+    options: &RenderOptions,
+) -> Result<(DynamicImage, SourceFormat), PipelineError> {
+    let decoded = decode_shrunk(source, options, |full| shrink_on_load(transform, full))?;
+    let (shrunk, full, source_format) = (decoded.is_shrunk(), decoded.full, decoded.format);
+    options.check_output(transform, full)?;
+    let mut image = decoded.image;
+    if let Some(rect) = transform.crop {
+        image = ops::crop(&image, rect)?;
+    }
+    let (rotated_w, rotated_h) = ops::rotated_size(image.width(), image.height(), transform.rotation);
+    if u64::from(rotated_w) * u64::from(rotated_h) > options.max_pixels {
+        return Err(PipelineError::TooManyPixels {
+            width: rotated_w,
+            height: rotated_h,
+            max_pixels: options.max_pixels,
+        });
+    }
+    image = ops::rotate(image, transform.rotation);
+    if transform.width.is_some() || transform.height.is_some() {
+        // The geometry the spec's order sees: a shrunk image stands for its full-size original (crop and
+        // free rotation are excluded by `shrink_on_load`, so that is the full size turned by `rot`).
+        let (w, h) = match (shrunk, transform.rotation % 180 == 90) {
+            (false, _) => (image.width(), image.height()),
+            (true, false) => (full.width, full.height),
+            (true, true) => (full.height, full.width),
+        };
+        let plan = plan_resize(w, h, transform.width, transform.height, transform.fit);
+        image = ops::resize(image, &plan)?;
+    }
+    Ok((image, source_format))
 }
 
 #[cfg(test)]
