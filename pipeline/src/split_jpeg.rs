@@ -557,12 +557,11 @@ impl<'a, const P: usize> Decoder<'a, P> {
             // The DC coefficient as libjpeg-turbo stores it: 16 bits.
             let dc = i64::from(block.dc as i16) * self.components[component].2[0][0];
             let (bx, by) = if component == 0 { (2 * mx + (b & 1), 2 * my + (b >> 1)) } else { (mx, my) };
-            for (pixel, ac) in block.ac.iter().enumerate() {
-                let sum = dc + ac + (1 << (IDCT_SHIFT - 1));
-                let value = (128 + (sum >> IDCT_SHIFT)).clamp(0, 255) as u8;
-                let (x, y) = (bx * self.side + pixel % 2, by * self.side + pixel / 2);
-                planes.set(component, x, y, value);
-            }
+            let values: [u8; P] = std::array::from_fn(|pixel| {
+                let sum = dc + block.ac[pixel] + (1 << (IDCT_SHIFT - 1));
+                (128 + (sum >> IDCT_SHIFT)).clamp(0, 255) as u8
+            });
+            planes.set_block(component, bx * self.side, by * self.side, &values);
         }
     }
 
@@ -740,11 +739,27 @@ impl PlaneWriter {
         }
     }
 
+    /// Writes a block's pixels (one, or 2×2 row by row) with its top left at (`x`, `y`); those outside the
+    /// plane are dropped.
     #[inline(always)]
-    fn set(&mut self, component: usize, x: usize, y: usize, value: u8) {
+    fn set_block<const P: usize>(&mut self, component: usize, x: usize, y: usize, values: &[u8; P]) {
         let (offset, width, height) = self.planes[component];
-        if x < width && y < height {
-            self.pixels[offset + y * width + x] = value;
+        let side = if P == 1 { 1 } else { 2 };
+        if x + side <= width && y + side <= height {
+            let at = offset + y * width + x;
+            if let [value] = values[..] {
+                self.pixels[at] = value;
+            } else if let [a, b, c, d] = values[..] {
+                self.pixels[at..at + 2].copy_from_slice(&[a, b]);
+                self.pixels[at + width..at + width + 2].copy_from_slice(&[c, d]);
+            }
+            return;
+        }
+        for (pixel, &value) in values.iter().enumerate() {
+            let (x, y) = (x + pixel % 2, y + pixel / 2);
+            if x < width && y < height {
+                self.pixels[offset + y * width + x] = value;
+            }
         }
     }
 
