@@ -10,7 +10,9 @@
 //!
 //! It applies only where nothing else happens to the pixels: a baseline 4:2:0 YCbCr JPEG with no EXIF
 //! rotation, resized (`w`/`h` with `fit` other than a padded `contain`) with no other operation, to a JPEG
-//! at an explicit `q`. Everything else goes the general way.
+//! at an explicit `q`. Everything else goes the general way, whose first steps (decode, resize) are still
+//! done here in planes when the resize is the first change of scale (`resized_rgb`): each plane resized
+//! to the output size, then converted to RGB for the steps that follow.
 //!
 //! Decoding at 1/4 or 1/8 goes through `split_jpeg` (entropy decoding on two threads) where the file allows,
 //! else libjpeg-turbo.
