@@ -48,7 +48,8 @@
 # installed (a fresh clone adds the release build and make_corpus, 20 minutes or more on two cores).
 #
 # Environment: SAT_SECS (15), SAT_WARMUP (2), SAT_CASES, SAT_CONCURRENCY ("2×cores cores"), SAT_SERVERS
-# ("ours sharp thumbor"), SAT_COPIES, SAT_THUMBOR_PROCESSES (cores), SAT_TOOLS, SAT_KEEP=1 (keep the
+# ("ours sharp thumbor"), SAT_OURS_BIN (a `shutterbox` binary to run as ours instead of building this
+# checkout: for before/after pairs), SAT_COPIES, SAT_THUMBOR_PROCESSES (cores), SAT_TOOLS, SAT_KEEP=1 (keep the
 # temporary directory), CARGO_TARGET_DIR, SHUTTERBOX_CORPUS (<target>/corpus). Fails when a server does not
 # come up, when ours answers anything but 200, or when ours shows a cache hit.
 set -euo pipefail
@@ -159,9 +160,15 @@ if [[ ! -x $venv/bin/thumbor ]]; then
 fi
 
 # --- 2. build and sources ---------------------------------------------------------------------------------
-log "cargo build --release --locked --bin shutterbox"
-cargo build --release --locked --bin shutterbox >&2
-bin=$target/release/shutterbox
+if [[ -n ${SAT_OURS_BIN:-} ]]; then
+  # Another build of ours (an A/B of two commits): used as it is.
+  bin=$(realpath "$SAT_OURS_BIN")
+  [[ -x $bin ]] || die "SAT_OURS_BIN=$SAT_OURS_BIN is not an executable"
+else
+  log "cargo build --release --locked --bin shutterbox"
+  cargo build --release --locked --bin shutterbox >&2
+  bin=$target/release/shutterbox
+fi
 [[ -x $bin ]] || die "$bin was not built"
 if [[ ! -s $corpus/photo-4000x3000.jpg ]]; then
   log "writing the corpus into $corpus (make_corpus)"
@@ -312,7 +319,11 @@ declare -A magic=([jpeg]='^JPEG image data' [webp]='Web/P image' [avif]='AVIF' [
   echo "cores=$cores"
   echo "cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
   echo "loadavg_start=$(cut -d' ' -f1-3 /proc/loadavg)"
-  echo "git=$(git rev-parse --short HEAD 2>/dev/null || echo '?')$(git diff --quiet HEAD 2>/dev/null || echo ' + uncommitted changes')"
+  if [[ -n ${SAT_OURS_BIN:-} ]]; then
+    echo "git=the binary $SAT_OURS_BIN"
+  else
+    echo "git=$(git rev-parse --short HEAD 2>/dev/null || echo '?')$(git diff --quiet HEAD 2>/dev/null || echo ' + uncommitted changes')"
+  fi
   echo "rustc=$(rustc --version)"
   echo "wrk=$(wrk -v 2>&1 | head -1 | cut -d' ' -f1-2)"
   echo "node=$(node --version)"

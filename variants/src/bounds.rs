@@ -65,6 +65,9 @@ pub struct StoreStats {
     pub evicted_for_budget: AtomicU64,
     /// Rendered and served, but not stored: the file's cap was full of pinned variants.
     pub not_stored: AtomicU64,
+    /// Rendered and served, but not stored: the variants already waiting to be stored were over
+    /// `StoreBacklog`'s bytes (the store falls behind the renders).
+    pub not_stored_backlog: AtomicU64,
     /// Stored variants and their bytes when last counted (by `Variants::trim`).
     pub stored: AtomicU64,
     pub stored_bytes: AtomicU64,

@@ -40,6 +40,9 @@ const SHARED_REFUSAL_RETRIES: usize = 4;
 /// Longest wait for someone else's render of a variant before rendering it here.
 const CLAIM_WAIT: Duration = Duration::from_secs(30);
 
+/// Bytes of requests' variants that may wait to be stored at once (`StoreBacklog`).
+pub const DEFAULT_STORE_BACKLOG_BYTES: u64 = 64 << 20;
+
 /// Counters exported on `/metrics`.
 #[derive(Debug, Default)]
 pub struct VariantStats {
@@ -58,7 +61,30 @@ pub struct Variants {
     renderer: Renderer,
     flight: Arc<dyn RenderFlight>,
     admission: RenderAdmission,
+    backlog: StoreBacklog,
     stats: Arc<VariantStats>,
+}
+
+/// The bytes of rendered variants a request has served and left to be stored in the background, bounded:
+/// a request answers before its variant is stored, so when the store falls behind the renders (a slow
+/// disk or bucket, a burst of new variants), what waits would otherwise grow without bound, in memory.
+/// Over the bound a variant is served and kept in the memory cache but not stored (counted in
+/// `StoreStats::not_stored_backlog`); stored variants are a cache, so nothing is lost.
+#[derive(Clone)]
+struct StoreBacklog(Arc<tokio::sync::Semaphore>);
+
+impl StoreBacklog {
+    fn new(max_bytes: u64) -> Self {
+        let kib =
+            usize::try_from(max_bytes.div_ceil(1024)).unwrap_or(usize::MAX).min(tokio::sync::Semaphore::MAX_PERMITS);
+        Self(Arc::new(tokio::sync::Semaphore::new(kib)))
+    }
+
+    /// Room for `bytes` more, held until the returned permit drops; `None` when there is none.
+    fn reserve(&self, bytes: usize) -> Option<tokio::sync::OwnedSemaphorePermit> {
+        let kib = u32::try_from(bytes.div_ceil(1024)).unwrap_or(u32::MAX);
+        self.0.clone().try_acquire_many_owned(kib).ok()
+    }
 }
 
 /// Whether the caller renders, holding the claim when it got one, or someone else rendered meanwhile.
@@ -81,8 +107,16 @@ impl Variants {
             renderer: Renderer::new(metadata, store, options, pool),
             flight: Arc::new(LocalFlight::default()),
             admission: RenderAdmission::new(1, 0),
+            backlog: StoreBacklog::new(DEFAULT_STORE_BACKLOG_BYTES),
             stats: Arc::default(),
         }
+    }
+
+    /// How many bytes of requests' variants may wait to be stored at once (default
+    /// `DEFAULT_STORE_BACKLOG_BYTES`); beyond it a variant is served and cached in memory, not stored.
+    pub fn with_store_backlog(mut self, max_bytes: u64) -> Self {
+        self.backlog = StoreBacklog::new(max_bytes);
+        self
     }
 
     /// Keeps up to `max_bytes` of variants in memory.
@@ -174,8 +208,14 @@ impl Variants {
         };
         self.stats.renders.fetch_add(1, Ordering::Relaxed);
         let rendered = self.renderer.render(file, spec, Priority::Request).await;
-        let (renderer, kept) = (self.renderer.clone(), rendered.as_ref().ok().cloned());
+        let (renderer, mut kept) = (self.renderer.clone(), rendered.as_ref().ok().cloned());
+        let room = kept.as_ref().and_then(|variant| self.backlog.reserve(variant.bytes.len()));
+        if kept.is_some() && room.is_none() {
+            self.renderer.store_stats.not_stored_backlog.fetch_add(1, Ordering::Relaxed);
+            kept = None;
+        }
         tokio::spawn(async move {
+            let _room = room;
             if let Some(kept) = kept
                 && let Err(e) = renderer.persist(&key, &kept, now_ms(), keep).await
             {
@@ -388,6 +428,40 @@ mod tests {
         let again = variants.get(&file, &spec, Keep::Cached, &crate::Unlimited).await.unwrap();
         assert_eq!(again.content_type, "image/webp");
         assert_eq!(variants.times().count("webp", "ok"), 1, "read back from the store, not rendered");
+    }
+
+    #[tokio::test]
+    async fn over_the_store_backlog_a_variant_is_served_from_memory_and_not_stored() {
+        let dir = tempfile::tempdir().unwrap();
+        let (variants, file) = setup(&dir).await;
+        let variants = variants.with_store_backlog(0);
+        let spec = VariantSpec::new(Transform::from_query("w=60").unwrap(), Target::Format(OutputFormat::Png));
+        let served = variants.get(&file, &spec, Keep::Cached, &crate::Unlimited).await.unwrap();
+        assert_eq!(served.content_type, "image/png");
+        assert_eq!(variants.store_stats().not_stored_backlog.load(Ordering::Relaxed), 1);
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        let key = spec.key(&file.id);
+        assert!(!variants.recorded(&key).await.unwrap(), "not stored");
+        variants.get(&file, &spec, Keep::Cached, &crate::Unlimited).await.unwrap();
+        assert_eq!(variants.times().count("png", "ok"), 1, "the second request is a memory hit");
+        // A job stores what it renders whatever the backlog: it waits for its own store write.
+        variants.forget(&file.id);
+        assert!(variants.ensure(&file, &spec).await.unwrap());
+        assert!(variants.recorded(&key).await.unwrap());
+
+        // Within the bound, a request's variant is stored.
+        let roomy = variants.with_store_backlog(DEFAULT_STORE_BACKLOG_BYTES);
+        let other = VariantSpec::new(Transform::from_query("w=61").unwrap(), Target::Format(OutputFormat::Png));
+        roomy.get(&file, &other, Keep::Cached, &crate::Unlimited).await.unwrap();
+        let other_key = other.key(&file.id);
+        for _ in 0..50 {
+            if roomy.recorded(&other_key).await.unwrap() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        assert!(roomy.recorded(&other_key).await.unwrap(), "stored in the background");
+        assert_eq!(roomy.store_stats().not_stored_backlog.load(Ordering::Relaxed), 1);
     }
 
     /// Refuses every render (after `delay`), counting how often it was asked.

@@ -100,12 +100,15 @@ pub fn store_metrics(out: &mut String, stats: &StoreStats) {
          shutterbox_variant_evictions_total{{reason=\"file_cap\"}} {}\n\
          shutterbox_variant_evictions_total{{reason=\"budget\"}} {}\n\
          # HELP shutterbox_variants_not_stored_total Variants served but not stored: their file's cap was full of pinned ones.\n\
-         # TYPE shutterbox_variants_not_stored_total counter\nshutterbox_variants_not_stored_total {}",
+         # TYPE shutterbox_variants_not_stored_total counter\nshutterbox_variants_not_stored_total {}\n\
+         # HELP shutterbox_variants_store_backlog_skipped_total Variants served but not stored: the variants waiting to be stored were over their byte bound.\n\
+         # TYPE shutterbox_variants_store_backlog_skipped_total counter\nshutterbox_variants_store_backlog_skipped_total {}",
         load(&stats.stored),
         load(&stats.stored_bytes),
         load(&stats.evicted_for_file_cap),
         load(&stats.evicted_for_budget),
         load(&stats.not_stored),
+        load(&stats.not_stored_backlog),
     );
 }
 
