@@ -155,6 +155,53 @@ struct DecodedPlanes {
     height: usize,
 }
 
+/// The three planes of a `DecodedPlanes`, and their sizes.
+struct PlaneViews<'a> {
+    y: &'a [u8],
+    u: &'a [u8],
+    v: &'a [u8],
+    /// Luma: the decoded size rounded up to even sides.
+    luma_size: (usize, usize),
+    /// Each chroma plane: half the luma's.
+    chroma_size: (usize, usize),
+}
+
+impl DecodedPlanes {
+    fn planes(&self) -> Result<PlaneViews<'_>, PipelineError> {
+        let luma_size = (self.width.next_multiple_of(2), self.height.next_multiple_of(2));
+        let chroma_size = (luma_size.0 / 2, luma_size.1 / 2);
+        let (luma_len, chroma_len) = (luma_size.0 * luma_size.1, chroma_size.0 * chroma_size.1);
+        if self.pixels.len() != luma_len + 2 * chroma_len {
+            return Err(PipelineError::Internal("unexpected YUV plane layout".into()));
+        }
+        let (y, chroma) = self.pixels.split_at(luma_len);
+        let (u, v) = chroma.split_at(chroma_len);
+        Ok(PlaneViews { y, u, v, luma_size, chroma_size })
+    }
+}
+
+impl PlaneViews<'_> {
+    /// Runs `luma` (the luma plane's resize) and resizes `chroma_window` of both chroma planes into
+    /// `outputs` (each `output_size`): the chroma beside the luma on rayon's pool when `parallel` (half the
+    /// luma's work together), else after it.
+    fn resize(
+        &self,
+        luma: impl FnOnce() -> Result<(), PipelineError> + Send,
+        chroma_window: Window,
+        [u_out, v_out]: [&mut [u8]; 2],
+        output_size: (usize, usize),
+        parallel: bool,
+    ) -> Result<(), PipelineError> {
+        let mut chroma = || {
+            let mut resizer = Resizer::new();
+            resize_plane(&mut resizer, self.u, self.chroma_size, chroma_window, u_out, output_size)?;
+            resize_plane(&mut resizer, self.v, self.chroma_size, chroma_window, v_out, output_size)
+        };
+        let (luma, chroma) = if parallel { rayon::join(luma, chroma) } else { (luma(), chroma()) };
+        luma.and(chroma)
+    }
+}
+
 fn decode_planes(
     source: &[u8],
     decompressor: &mut Decompressor,
@@ -192,30 +239,23 @@ fn resize_and_encode(
 
     // libjpeg-turbo's 4:2:0 planes: luma padded to even sides, chroma half of that (`tj3YUVPlaneWidth`).
     let (ow, oh) = (crop.width as usize, crop.height as usize);
-    let (dyw, dyh, oyw, oyh) =
-        (dw.next_multiple_of(2), dh.next_multiple_of(2), ow.next_multiple_of(2), oh.next_multiple_of(2));
-    let (cdw, cdh, cow, coh) = (dyw / 2, dyh / 2, oyw / 2, oyh / 2);
+    let (oyw, oyh) = (ow.next_multiple_of(2), oh.next_multiple_of(2));
+    let (cow, coh) = (oyw / 2, oyh / 2);
+    let planes = decoded.planes()?;
     let mut output = vec![0u8; turbojpeg::yuv_pixels_len(ow, 1, oh, Subsamp::Sub2x2).map_err(PipelineError::internal)?];
-    if decoded.pixels.len() != dyw * dyh + 2 * cdw * cdh || output.len() != oyw * oyh + 2 * cow * coh {
+    if output.len() != oyw * oyh + 2 * cow * coh {
         return Err(PipelineError::Internal("unexpected YUV plane layout".into()));
     }
-    let (decoded_y, decoded_chroma) = decoded.pixels.split_at(dyw * dyh);
     let (output_y, output_chroma) = output.split_at_mut(oyw * oyh);
-
-    let (luma_window, chroma_window) = plane_windows((dw, dh), (dyw, dyh), scaled, crop);
-
-    let (decoded_u, decoded_v) = decoded_chroma.split_at(cdw * cdh);
     let (output_u, output_v) = output_chroma.split_at_mut(cow * coh);
-    let mut luma = || resize_luma(decoded_y, (dyw, dyh), luma_window, output_y, (ow, oh), oyw);
-    let mut chroma = || {
-        let mut resizer = Resizer::new();
-        resize_plane(&mut resizer, decoded_u, (cdw, cdh), chroma_window, output_u, (cow, coh))?;
-        resize_plane(&mut resizer, decoded_v, (cdw, cdh), chroma_window, output_v, (cow, coh))
-    };
-    // The chroma planes (half the luma's work together) are resized on rayon's pool meanwhile.
-    let (luma, chroma) = if parallel { rayon::join(luma, chroma) } else { (luma(), chroma()) };
-    luma?;
-    chroma?;
+    let (luma_window, chroma_window) = plane_windows((dw, dh), planes.luma_size, scaled, crop);
+    planes.resize(
+        || resize_luma(planes.y, planes.luma_size, luma_window, output_y, (ow, oh), oyw),
+        chroma_window,
+        [output_u, output_v],
+        (cow, coh),
+        parallel,
+    )?;
 
     let mut compressor = Compressor::new().map_err(PipelineError::internal)?;
     compressor.set_quality(i32::from(quality.clamp(1, 100))).map_err(PipelineError::internal)?;
@@ -230,29 +270,21 @@ fn resize_and_encode(
 /// Scales each plane so the full image would be `scaled`, keeps `crop` of that, all three planes at the
 /// output size, and converts the result to RGB.
 fn resize_to_rgb(decoded: &DecodedPlanes, scaled: Size, crop: Rect, parallel: bool) -> Result<RgbImage, PipelineError> {
-    let (dw, dh) = (decoded.width, decoded.height);
-    let (dyw, dyh) = (dw.next_multiple_of(2), dh.next_multiple_of(2));
-    let (cdw, cdh) = (dyw / 2, dyh / 2);
-    if decoded.pixels.len() != dyw * dyh + 2 * cdw * cdh {
-        return Err(PipelineError::Internal("unexpected YUV plane layout".into()));
-    }
-    let (decoded_y, decoded_chroma) = decoded.pixels.split_at(dyw * dyh);
-    let (decoded_u, decoded_v) = decoded_chroma.split_at(cdw * cdh);
+    let planes = decoded.planes()?;
     let (ow, oh) = (crop.width as usize, crop.height as usize);
-    let (luma_window, chroma_window) = full_size_windows((dw, dh), (cdw, cdh), scaled, crop);
-    let mut planes = vec![0u8; 3 * ow * oh];
-    let (y, chroma) = planes.split_at_mut(ow * oh);
+    let (luma_window, chroma_window) =
+        full_size_windows((decoded.width, decoded.height), planes.chroma_size, scaled, crop);
+    let mut resized = vec![0u8; 3 * ow * oh];
+    let (y, chroma) = resized.split_at_mut(ow * oh);
     let (u, v) = chroma.split_at_mut(ow * oh);
-    let mut luma = || resize_plane(&mut Resizer::new(), decoded_y, (dyw, dyh), luma_window, y, (ow, oh));
-    let mut chroma = || {
-        let mut resizer = Resizer::new();
-        resize_plane(&mut resizer, decoded_u, (cdw, cdh), chroma_window, u, (ow, oh))?;
-        resize_plane(&mut resizer, decoded_v, (cdw, cdh), chroma_window, v, (ow, oh))
-    };
-    let (luma, chroma) = if parallel { rayon::join(luma, chroma) } else { (luma(), chroma()) };
-    luma?;
-    chroma?;
-    let (y, chroma) = planes.split_at(ow * oh);
+    planes.resize(
+        || resize_plane(&mut Resizer::new(), planes.y, planes.luma_size, luma_window, y, (ow, oh)),
+        chroma_window,
+        [u, v],
+        (ow, oh),
+        parallel,
+    )?;
+    let (y, chroma) = resized.split_at(ow * oh);
     let (u, v) = chroma.split_at(ow * oh);
     let mut rgb = vec![0u8; 3 * ow * oh];
     ycbcr_to_rgb(y, u, v, &mut rgb);
