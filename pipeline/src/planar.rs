@@ -377,14 +377,9 @@ fn span_inside(start: f64, end: f64, limit: f64) -> (f64, f64) {
 /// in the `decoded`-sized picture (whose plane is `padded`, even-sided), the chroma window in the half-size
 /// chroma planes. Pure arithmetic, and both windows lie inside their planes for every input.
 fn plane_windows(decoded: (usize, usize), padded: (usize, usize), scaled: Size, crop: Rect) -> (Window, Window) {
+    let ((left, right), (top, bottom)) = kept_span(decoded, scaled, crop);
     let (dw, dh) = (decoded.0 as f64, decoded.1 as f64);
     let (sw, sh) = (f64::from(scaled.width.max(1)), f64::from(scaled.height.max(1)));
-    // Each edge is one product and one division, so an edge at the scaled image's border maps exactly onto
-    // the decoded image's (`dw * sw / sw == dw`), not a rounding error past it.
-    let x_at = |x: u32| dw * f64::from(x) / sw;
-    let y_at = |y: u32| dh * f64::from(y) / sh;
-    let (left, right) = (x_at(crop.x), x_at(crop.x.saturating_add(crop.width)));
-    let (top, bottom) = (y_at(crop.y), y_at(crop.y.saturating_add(crop.height)));
     let luma = Window::inside(decoded, (left, right), (top, bottom));
     // Chroma samples sit at half the luma resolution; an odd output side still gets a whole chroma sample
     // for its last luma column or row, whose centre lies that much further into the source (and is cut
@@ -406,15 +401,22 @@ fn full_size_windows(
     scaled: Size,
     crop: Rect,
 ) -> (Window, Window) {
-    let (dw, dh) = (decoded.0 as f64, decoded.1 as f64);
-    let (sw, sh) = (f64::from(scaled.width.max(1)), f64::from(scaled.height.max(1)));
-    let x_at = |x: u32| dw * f64::from(x) / sw;
-    let y_at = |y: u32| dh * f64::from(y) / sh;
-    let (left, right) = (x_at(crop.x), x_at(crop.x.saturating_add(crop.width)));
-    let (top, bottom) = (y_at(crop.y), y_at(crop.y.saturating_add(crop.height)));
+    let ((left, right), (top, bottom)) = kept_span(decoded, scaled, crop);
     let luma = Window::inside(decoded, (left, right), (top, bottom));
     let chroma = Window::inside(chroma_plane, (left / 2.0, right / 2.0), (top / 2.0, bottom / 2.0));
     (luma, chroma)
+}
+
+/// The kept part (`crop`) of the scaled image (`scaled`) in the `decoded`-sized picture's coordinates:
+/// `(left, right)` and `(top, bottom)`, unclamped.
+fn kept_span(decoded: (usize, usize), scaled: Size, crop: Rect) -> ((f64, f64), (f64, f64)) {
+    let (dw, dh) = (decoded.0 as f64, decoded.1 as f64);
+    let (sw, sh) = (f64::from(scaled.width.max(1)), f64::from(scaled.height.max(1)));
+    // Each edge is one product and one division, so an edge at the scaled image's border maps exactly onto
+    // the decoded image's (`dw * sw / sw == dw`), not a rounding error past it.
+    let x_at = |x: u32| dw * f64::from(x) / sw;
+    let y_at = |y: u32| dh * f64::from(y) / sh;
+    ((x_at(crop.x), x_at(crop.x.saturating_add(crop.width))), (y_at(crop.y), y_at(crop.y.saturating_add(crop.height))))
 }
 
 /// Lanczos3, as the general path's resize, from `window` of one 8-bit plane to a whole output plane.
