@@ -25,7 +25,7 @@ use crate::{
     PipelineError,
     decode::{SourceFormat, check_budget},
     encode::OutputFormat,
-    geometry::{Rect, Size, plan_resize},
+    geometry::{Rect, ResizePlan, Size, plan_resize},
     params::{Quality, Transform},
     render::{RenderOptions, Rendered, Target, shrink_on_load},
     split_jpeg,
@@ -83,10 +83,10 @@ pub(crate) fn resized_rgb(
         return None;
     }
     let decoded = decode_planes(source, &mut decompressor, planned.shrink, full, options.parallel).ok()?;
-    Some(resize_to_rgb(&decoded, planned.scaled, planned.kept, options.parallel).map(|rgb| {
-        let plan = plan_resize(full.width, full.height, transform.width, transform.height, transform.fit);
-        crate::ops::pad(DynamicImage::ImageRgb8(rgb), &plan)
-    }))
+    Some(
+        resize_to_rgb(&decoded, planned.scaled, planned.kept, options.parallel)
+            .map(|rgb| crate::ops::pad(DynamicImage::ImageRgb8(rgb), &planned.plan)),
+    )
 }
 
 /// What both planar paths require of the file and the request: a baseline 4:2:0 YCbCr JPEG with no
@@ -131,6 +131,8 @@ struct PlanarPlan {
     shrink: usize,
     scaled: Size,
     kept: Rect,
+    /// The resize plan all of it comes from (its padding is what `contain` adds after).
+    plan: ResizePlan,
 }
 
 impl PlanarPlan {
@@ -143,7 +145,7 @@ impl PlanarPlan {
         if kept.width == 0 || kept.height == 0 {
             return None;
         }
-        Some(Self { shrink: shrink_on_load(transform, full) as usize, scaled: plan.scaled, kept })
+        Some(Self { shrink: shrink_on_load(transform, full) as usize, scaled: plan.scaled, kept, plan })
     }
 }
 
