@@ -13,6 +13,12 @@ for ours at other `q` values (the sweep used to set `encode::avif_quality`).
 
 Needs: cargo, node with sharp installed in --sharp-dir (scripts/bench-compare.sh installs it), and
 `pip install scikit-image pillow` (Pillow 11.2 or later reads AVIF). Prints a Markdown table.
+
+`--avif-curve` instead measures AVIF as the saturation benchmark asks it (scripts/bench-saturation.sh: a box
+`fit=inside`, the same `q` sent to both servers) against sharp's whole rate-distortion curve: sharp at
+qualities 30–90 and ours at 40–90, each point's SSIM against the same reference, and for each of ours the
+SSIM sharp reaches at the same bytes (interpolated on log bytes between its two nearest points). A
+positive difference means ours gives more SSIM per byte, at that byte count, than sharp can.
 """
 
 import argparse
@@ -80,13 +86,56 @@ def ssim(reference: np.ndarray, candidate: np.ndarray) -> float:
     return float(structural_similarity(reference, candidate, data_range=255, channel_axis=2))
 
 
+def avif_curve(corpus: pathlib.Path, sharp_dir: pathlib.Path, box: int) -> None:
+    sources = ["photo-4000x3000.jpg", "photo-1200x800.jpg"]
+    print(f"| source → AVIF, box {box} | encoder | q | bytes | SSIM | sharp's SSIM at these bytes | difference |")
+    print("|---|---|---:|---:|---:|---:|---:|")
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = pathlib.Path(tmp)
+        for name in sources:
+            source = corpus / name
+            resize = f"s.resize({box}, {box}, {{fit: 'inside', withoutEnlargement: true}})"
+            reference_file = tmp / "reference.png"
+            sharp_run(sharp_dir, source, f"{resize}.png()", reference_file)
+            reference = load(reference_file, False)
+            curve = []
+            for q in range(30, 95, 5):
+                out = tmp / f"sharp-{q}.avif"
+                sharp_run(sharp_dir, source, f"{resize}.avif({{quality: {q}}})", out)
+                curve.append((out.stat().st_size, ssim(reference, load(out, False)), q))
+            curve.sort()
+            for size, value, q in curve:
+                print(f"| {name} | sharp | {q} | {size} | {value:.4f} | | |")
+            for q in range(40, 95, 5):
+                out = tmp / f"ours-{q}.avif"
+                ours_run(source, f"w={box}&h={box}&fit=inside&q={q}", "avif", out)
+                size, value = out.stat().st_size, ssim(reference, load(out, False))
+                at = sharp_at(curve, size)
+                shown = "" if at is None else f"{at:.4f} | {value - at:+.4f}"
+                print(f"| {name} | ours | {q} | {size} | {value:.4f} | {shown or ' | '} |")
+                sys.stdout.flush()
+
+
+def sharp_at(curve: list, size: int):
+    """sharp's SSIM at `size` bytes, interpolated on log bytes; None outside its measured range."""
+    for (b0, s0, _), (b1, s1, _) in zip(curve, curve[1:]):
+        if b0 <= size <= b1 and b1 > b0:
+            t = (np.log(size) - np.log(b0)) / (np.log(b1) - np.log(b0))
+            return s0 + t * (s1 - s0)
+    return None
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--corpus", default=str(ROOT / "target/corpus"))
     parser.add_argument("--sharp-dir", default=str(ROOT / "target/sharp-bench"))
     parser.add_argument("--avif-q", type=int, nargs="*", default=[])
+    parser.add_argument("--avif-curve", type=int, metavar="BOX", help="AVIF against sharp's curve, box BOX")
     args = parser.parse_args()
     corpus, sharp_dir = pathlib.Path(args.corpus), pathlib.Path(args.sharp_dir)
+    if args.avif_curve:
+        avif_curve(corpus, sharp_dir, args.avif_curve)
+        return
 
     print("| operation | ours q | ours bytes | ours SSIM | sharp bytes | sharp SSIM | bytes ours/sharp |")
     print("|---|---:|---:|---:|---:|---:|---:|")
