@@ -4,6 +4,8 @@
 //! without a valid key) and leaves the decision for the response headers. Scope checks (403) happen in the
 //! handlers through `Caller::require`.
 
+use std::sync::Arc;
+
 use poem::{Request, RequestBody};
 use poem_openapi::{
     ApiExtractor, ApiExtractorType, ExtractParamOptions, SecurityScheme, auth::ApiKey, registry::Registry,
@@ -98,7 +100,8 @@ impl<'a> ApiExtractor<'a> for Caller {
         _body: &mut RequestBody,
         _param_opts: ExtractParamOptions<Self::ParamType>,
     ) -> poem::Result<Self> {
-        let state = req.data::<AppState>().ok_or_else(|| ApiError::internal("application state is not installed"))?;
+        let state =
+            req.data::<Arc<AppState>>().ok_or_else(|| ApiError::internal("application state is not installed"))?;
         let outcome = authenticate(req, state).await;
         // Requests without a valid key are counted per client IP (not per connection: a new connection
         // per guess must not reset the count), so guessing keys is rate limited too.

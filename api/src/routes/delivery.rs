@@ -11,6 +11,8 @@
 //! the file system, so `..` can only ever fail to match; a segment that decodes to a `/` (`%2F`) is refused,
 //! so no file has a second address.
 
+use std::sync::Arc;
+
 use percent_encoding::percent_decode_str;
 use poem::{
     Body, IntoResponse, Request, Response, handler,
@@ -28,7 +30,7 @@ use crate::{access::Grant, error::ApiError, responses::CachedResponse, state::Ap
 
 /// `GET|HEAD /v1/file/<path>`.
 #[handler]
-pub async fn deliver_file(req: &Request, state: Data<&AppState>) -> Result<Response, ApiError> {
+pub async fn deliver_file(req: &Request, state: Data<&Arc<AppState>>) -> Result<Response, ApiError> {
     if req.method() != Method::GET && req.method() != Method::HEAD {
         return Err(method_not_allowed());
     }
@@ -136,7 +138,7 @@ fn not_found() -> ApiError {
 
 /// `GET|HEAD /v1/raw/<path>`.
 #[handler]
-pub async fn deliver_raw(req: &Request, state: Data<&AppState>) -> Result<Response, ApiError> {
+pub async fn deliver_raw(req: &Request, state: Data<&Arc<AppState>>) -> Result<Response, ApiError> {
     if req.method() != Method::GET && req.method() != Method::HEAD {
         return Err(method_not_allowed());
     }

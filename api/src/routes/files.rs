@@ -1,5 +1,7 @@
 //! Listing, reading and deleting an account's files.
 
+use std::sync::Arc;
+
 use poem::web::Data;
 use poem_openapi::{
     Object, OpenApi,
@@ -50,7 +52,7 @@ impl FilesApi {
     async fn list(
         &self,
         caller: Caller,
-        state: Data<&AppState>,
+        state: Data<&Arc<AppState>>,
         /// Page number, from 1.
         #[oai(validator(minimum(value = "1"), maximum(value = "1000000000")))]
         page: Query<Option<u64>>,
@@ -77,7 +79,7 @@ impl FilesApi {
     async fn get(
         &self,
         caller: Caller,
-        state: Data<&AppState>,
+        state: Data<&Arc<AppState>>,
         /// The file's id.
         id: Path<String>,
     ) -> Result<Json<FileEnvelope>, ApiError> {
@@ -97,7 +99,7 @@ impl FilesApi {
     async fn delete(
         &self,
         caller: Caller,
-        state: Data<&AppState>,
+        state: Data<&Arc<AppState>>,
         /// The file's id.
         id: Path<String>,
     ) -> Result<Json<Message>, ApiError> {

@@ -1,6 +1,8 @@
 //! Probes outside `/v1`: `/healthz` (the process answers), `/readyz` (its backends answer too) and
 //! `/metrics` (Prometheus text format).
 
+use std::sync::Arc;
+
 use poem::{handler, http::StatusCode, web::Data, web::Json};
 use serde_json::{Value, json};
 
@@ -15,7 +17,7 @@ pub async fn live() -> Json<Value> {
 }
 
 #[handler]
-pub async fn ready(state: Data<&AppState>) -> (StatusCode, Json<Value>) {
+pub async fn ready(state: Data<&Arc<AppState>>) -> (StatusCode, Json<Value>) {
     let (database, store, queue) = tokio::join!(state.metadata.ping(), state.store.check(), state.queue.depth());
     let verdict = |r: &Result<(), String>| match r {
         Ok(()) => json!("ok"),
@@ -36,7 +38,7 @@ pub async fn ready(state: Data<&AppState>) -> (StatusCode, Json<Value>) {
 
 /// Counters in the Prometheus text format.
 #[handler]
-pub async fn metrics(state: Data<&AppState>) -> poem::Response {
+pub async fn metrics(state: Data<&Arc<AppState>>) -> poem::Response {
     use std::{fmt::Write, sync::atomic::Ordering};
     let stats = state.variants.stats();
     let mut out = String::new();

@@ -56,7 +56,7 @@ pub fn router(state: AppState) -> impl poem::Endpoint {
         .at("/healthz", health::live)
         .at("/readyz", health::ready)
         .at("/metrics", health::metrics)
-        .data(state)
+        .data(Arc::new(state))
         .around(envelope)
         // Outermost, so it sees the final status and every response carries the request id.
         .around(move |endpoint, request| observe(endpoint, metrics.clone(), request))

@@ -3,6 +3,8 @@
 //! store (S3) clients upload there and this route answers 404. Once its upload is confirmed a URL accepts
 //! nothing more (409), so a late PUT cannot leave an unreferenced object behind.
 
+use std::sync::Arc;
+
 use futures_util::{StreamExt, TryStreamExt};
 use poem::{
     Body, Request, Response, handler,
@@ -14,7 +16,7 @@ use shutterbox_storage::{PresignedQuery, UploadRejection};
 use crate::{error::ApiError, state::AppState};
 
 #[handler]
-pub async fn put(req: &Request, body: Body, state: Data<&AppState>) -> Result<Response, ApiError> {
+pub async fn put(req: &Request, body: Body, state: Data<&Arc<AppState>>) -> Result<Response, ApiError> {
     if req.method() != Method::PUT {
         return Err(ApiError::new(StatusCode::METHOD_NOT_ALLOWED, "upload URLs accept PUT only"));
     }

@@ -5,6 +5,8 @@
 //! if the job has not run yet it is rendered here, once, like any variant. Files without a picture of their
 //! own — non-images, SVG, images we cannot decode — get a placeholder PNG for their type.
 
+use std::sync::Arc;
+
 use bytes::Bytes;
 use poem::{
     Request, Response, handler,
@@ -54,7 +56,11 @@ pub async fn enqueue(state: &AppState, file: &FileRecord) {
 }
 
 #[handler]
-pub async fn thumbnail(req: &Request, state: Data<&AppState>, Path(id): Path<String>) -> Result<Response, ApiError> {
+pub async fn thumbnail(
+    req: &Request,
+    state: Data<&Arc<AppState>>,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
     if req.method() != Method::GET && req.method() != Method::HEAD {
         return Err(method_not_allowed());
     }

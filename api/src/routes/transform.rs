@@ -4,6 +4,8 @@
 //! from the store. A `preset` names one of the operator's presets instead; when delivery URLs must be
 //! signed, the URL carries its `sig` (api/src/access.rs has the rules).
 
+use std::sync::Arc;
+
 use poem::web::Data;
 use poem_openapi::{Object, OpenApi, param::Path, payload::Json};
 use serde::Deserialize;
@@ -148,7 +150,7 @@ impl TransformApi {
     async fn transform_url(
         &self,
         caller: Caller,
-        state: Data<&AppState>,
+        state: Data<&Arc<AppState>>,
         /// The image file's id.
         id: Path<String>,
         body: JsonBody<TransformRequest>,

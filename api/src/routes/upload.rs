@@ -1,6 +1,8 @@
 //! The three-step upload: presign (a pending upload and a URL the bytes go to), the PUT itself (to the
 //! store, not here), and confirm (verify the stored object, create the file record).
 
+use std::sync::Arc;
+
 use std::time::Duration;
 
 use poem::web::Data;
@@ -83,7 +85,7 @@ impl UploadApi {
     async fn presign(
         &self,
         caller: Caller,
-        state: Data<&AppState>,
+        state: Data<&Arc<AppState>>,
         body: JsonBody<PresignRequest>,
     ) -> Result<Json<PendingUploadObject>, ApiError> {
         caller.require(Operation::Presign)?;
@@ -134,7 +136,7 @@ impl UploadApi {
     async fn confirm(
         &self,
         caller: Caller,
-        state: Data<&AppState>,
+        state: Data<&Arc<AppState>>,
         body: JsonBody<ConfirmRequest>,
     ) -> Result<Json<ConfirmResponse>, ApiError> {
         caller.require(Operation::Confirm)?;

@@ -4,6 +4,8 @@
 //! delivery query strings, validated by the same parser as delivery, so a batch warms exactly the
 //! variants those URLs will ask for.
 
+use std::sync::Arc;
+
 use std::collections::HashSet;
 
 use futures_util::{StreamExt, stream};
@@ -161,7 +163,7 @@ impl WarmApi {
     async fn create(
         &self,
         caller: Caller,
-        state: Data<&AppState>,
+        state: Data<&Arc<AppState>>,
         body: JsonBody<WarmRequest>,
     ) -> Result<WarmCreated, ApiError> {
         caller.require(Operation::Warm)?;
@@ -231,7 +233,7 @@ impl WarmApi {
     async fn progress(
         &self,
         caller: Caller,
-        state: Data<&AppState>,
+        state: Data<&Arc<AppState>>,
         /// The batch's id, as returned when it was created.
         #[oai(name = "batchId")]
         batch_id: Path<String>,
