@@ -208,6 +208,30 @@ fn route_of(path: &str) -> &'static str {
 mod tests {
     use super::*;
 
+    /// Fresh ids are UUIDv7s of the current millisecond, in simple form (what a caller's own id must be to
+    /// be echoed back), and distinct across threads: 4 threads × 25,000 ids.
+    #[test]
+    fn fresh_request_ids_are_distinct_current_uuid_v7s() {
+        let before = u64::try_from(shutterbox_model::clock::now_ms()).unwrap();
+        let ids: Vec<String> = std::thread::scope(|scope| {
+            let threads: Vec<_> =
+                (0..4).map(|_| scope.spawn(|| (0..25_000).map(|_| fresh_request_id()).collect::<Vec<_>>())).collect();
+            threads.into_iter().flat_map(|thread| thread.join().unwrap()).collect()
+        });
+        let after = u64::try_from(shutterbox_model::clock::now_ms()).unwrap();
+        for id in &ids {
+            assert!(id.len() == 32 && acceptable_id(id), "{id}");
+            let uuid = uuid::Uuid::parse_str(id).unwrap();
+            assert_eq!(uuid.get_version_num(), 7, "{id}");
+            assert_eq!(uuid.get_variant(), uuid::Variant::RFC4122, "{id}");
+            let (seconds, nanos) = uuid.get_timestamp().unwrap().to_unix();
+            let millis = seconds * 1000 + u64::from(nanos) / 1_000_000;
+            assert!((before..=after).contains(&millis), "{id}: {millis} outside {before}..={after}");
+        }
+        let distinct: std::collections::HashSet<&String> = ids.iter().collect();
+        assert_eq!(distinct.len(), ids.len(), "every id distinct");
+    }
+
     #[test]
     fn request_ids_from_callers_are_plain_and_short() {
         assert!(acceptable_id("abc-123_X.y"));

@@ -1,9 +1,7 @@
 //! The three-step upload: presign (a pending upload and a URL the bytes go to), the PUT itself (to the
 //! store, not here), and confirm (verify the stored object, create the file record).
 
-use std::sync::Arc;
-
-use std::time::Duration;
+use std::{sync::Arc, time::Duration};
 
 use poem::web::Data;
 use poem_openapi::{Object, OpenApi, payload::Json};

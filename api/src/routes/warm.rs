@@ -4,9 +4,7 @@
 //! delivery query strings, validated by the same parser as delivery, so a batch warms exactly the
 //! variants those URLs will ask for.
 
-use std::sync::Arc;
-
-use std::collections::HashSet;
+use std::{collections::HashSet, sync::Arc};
 
 use futures_util::{StreamExt, stream};
 use poem::web::Data;
