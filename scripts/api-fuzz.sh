@@ -10,6 +10,10 @@
 # fails on any 5xx (not_a_server_error) and on any response that does not match the document: status code,
 # content type, headers and body schema. The report (JUnit XML) and the server's log are kept in
 # <target>/api-fuzz/.
+#
+# One worker: schemathesis's workers are threads, and CPython 3.11's `ast.parse` (which hypothesis calls to
+# describe its strategies) keeps its recursion depth in shared state (CPython gh-106905): two workers failed a CI run with
+# "SystemError: AST constructor recursion depth mismatch" on this machine's Python 3.11.7.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=scripts/lib/services.sh
@@ -43,7 +47,7 @@ echo "== schemathesis: ${seconds}s against http://127.0.0.1:$port/v1/openapi.jso
 "$venv/bin/schemathesis" run "http://127.0.0.1:$port/v1/openapi.json" \
   -H "Authorization: ApiKey $key" \
   --checks not_a_server_error,status_code_conformance,content_type_conformance,response_headers_conformance,response_schema_conformance \
-  --max-time "$seconds" --workers 2 \
+  --max-time "$seconds" --workers 1 \
   --report junit --report-dir "$out" \
   --warnings off
 echo "== api-fuzz passed (report in $out)"
