@@ -361,29 +361,57 @@ const IDCT2_WEIGHTS: [(usize, i64); 5] = [(0, 4 << 13), (1, 29692), (3, -10426),
 /// Weighted sums carry 2×13 fractional bits and the IDCT's final 1/128: 33 bits to drop.
 const IDCT_SHIFT: u32 = 33;
 
-/// A block's contribution to each of its `P` output pixels (1 at 1/8, 2×2 at 1/4) from each zigzag
-/// position, the quantizer folded in. At 1/8 only the DC coefficient counts.
-fn block_weights<const P: usize>(quant: &[u16; 64]) -> [[i64; P]; 64] {
-    let mut weights = [[0i64; P]; 64];
-    for (zigzag, weight) in weights.iter_mut().enumerate() {
+/// What a coefficient at one zigzag position adds at 1/4, the quantizer folded in: `weight` times its value
+/// goes to the sum of parity class `class`.
+///
+/// The 2-point IDCT weights a row or column index `i` the same for both output samples except that the
+/// second negates it when `i` is odd, so a coefficient's four weights (one per pixel of the 2×2) are one
+/// magnitude with signs set by whether its row and its column are odd: its class (row odd << 1 | column
+/// odd). Summing each class once and combining the four sums per pixel at the block's end
+/// (`pixel_sums`) costs one multiply per coefficient where four weights cost four, and gives the same
+/// integers. Positions that reach no pixel (rows or columns 2, 4, 6) weigh 0.
+#[derive(Debug, Clone, Copy, Default)]
+struct AcWeight {
+    weight: i64,
+    class: usize,
+}
+
+/// The `AcWeight` of each zigzag position for `quant`.
+fn ac_weights(quant: &[u16; 64]) -> [AcWeight; 64] {
+    let along = |index: usize| IDCT2_WEIGHTS.iter().find(|&&(i, _)| i == index).map(|&(_, w)| w);
+    std::array::from_fn(|zigzag| {
         let natural = usize::from(NATURAL_ORDER[zigzag]);
         let (row, column) = (natural / 8, natural % 8);
-        let q = i64::from(quant[zigzag]);
-        let along = |index: usize, second: bool| {
-            IDCT2_WEIGHTS.iter().find(|&&(i, _)| i == index).map(|&(i, w)| if second && i != 0 { -w } else { w })
-        };
-        for (pixel, w) in weight.iter_mut().enumerate() {
-            *w = if P == 1 {
-                if zigzag == 0 { q << (2 * 15) } else { 0 }
-            } else {
-                match (along(row, pixel / 2 == 1), along(column, pixel % 2 == 1)) {
-                    (Some(v), Some(h)) => q * v * h,
-                    _ => 0,
-                }
-            };
+        match (along(row), along(column)) {
+            (Some(v), Some(h)) => AcWeight {
+                weight: i64::from(quant[zigzag]) * v * h,
+                class: usize::from(row % 2 == 1) << 1 | usize::from(column % 2 == 1),
+            },
+            _ => AcWeight::default(),
         }
+    })
+}
+
+/// The DC coefficient's weight at either scale: `4 << 13` along both sides, the quantizer folded in.
+fn dc_weight(quant: &[u16; 64]) -> i64 {
+    i64::from(quant[0]) << (2 * 15)
+}
+
+/// A block's `P` pixel sums (row by row) from its four parity-class sums (`AcWeight`): a pixel in the
+/// second row negates the classes with an odd row, one in the second column those with an odd column.
+#[inline(always)]
+fn pixel_sums<const P: usize>(classes: &[i64; 4]) -> [i64; P] {
+    if P == 1 {
+        return [0; P];
     }
-    weights
+    let [even, odd_column, odd_row, odd_both] = *classes;
+    let sums = [
+        even + odd_column + odd_row + odd_both,
+        even - odd_column + odd_row - odd_both,
+        even + odd_column - odd_row - odd_both,
+        even - odd_column - odd_row + odd_both,
+    ];
+    std::array::from_fn(|pixel| sums[pixel])
 }
 
 /// A block decoded by the second thread before the DC offset is known: its DC predictor after the block,
@@ -405,7 +433,7 @@ struct PendingMcu<const P: usize> {
 
 /// Decoding state shared by both threads: tables, geometry, the data.
 struct Decoder<'a, const P: usize> {
-    components: [(&'a Huffman, &'a Huffman, [[i64; P]; 64]); 3],
+    components: [(&'a Huffman, &'a Huffman, [AcWeight; 64], i64); 3],
     data: &'a [u8],
     /// Bits of real data (the padding excluded).
     data_bits: usize,
@@ -466,7 +494,7 @@ impl<'a, const P: usize> Decoder<'a, P> {
     fn new(frame: &'a Frame<'_>, data: &'a [u8]) -> Self {
         let side = if P == 1 { 1 } else { 2 };
         let [y, cb, cr] = &frame.components;
-        let tables = |c: &'a Component| (&c.dc, &c.ac, block_weights::<P>(&c.quant));
+        let tables = |c: &'a Component| (&c.dc, &c.ac, ac_weights(&c.quant), dc_weight(&c.quant));
         let denominator = 8 / side;
         Self {
             components: [tables(y), tables(cb), tables(cr)],
@@ -484,7 +512,7 @@ impl<'a, const P: usize> Decoder<'a, P> {
     /// weighted sums per output pixel.
     #[inline(always)]
     fn block(&self, bits: &mut Bits, component: usize, predictor: &mut i32) -> Option<[i64; P]> {
-        let (dc, ac, weights) = &self.components[component];
+        let (dc, ac, weights, _) = &self.components[component];
         bits.refill(self.data)?;
         let (length, size) = dc.decode(bits.buffer)?;
         if size > 11 {
@@ -495,9 +523,9 @@ impl<'a, const P: usize> Decoder<'a, P> {
         bits.consume(length + size);
 
         // The tables the loop reads, held where the loop can keep them in registers.
-        let (fast_ac, weights, data): (&[AcEntry; 1 << Huffman::FAST_BITS], &[[i64; P]; 64], &[u8]) =
+        let (fast_ac, weights, data): (&[AcEntry; 1 << Huffman::FAST_BITS], &[AcWeight; 64], &[u8]) =
             (&ac.fast_ac, weights, self.data);
-        let mut sums = [0i64; P];
+        let mut classes = [0i64; 4];
         let mut k = 1;
         while k < 64 {
             bits.refill(data)?;
@@ -529,14 +557,12 @@ impl<'a, const P: usize> Decoder<'a, P> {
             // them costs less than a branch on the position, which no predictor guesses. libjpeg-turbo
             // files an overlong run's coefficient at the last position.
             if P > 1 {
-                let value = i64::from(value);
-                for (sum, w) in sums.iter_mut().zip(&weights[k.min(63)]) {
-                    *sum += value * w;
-                }
+                let AcWeight { weight, class } = weights[k.min(63)];
+                classes[class & 3] += i64::from(value) * weight;
             }
             k += 1;
         }
-        Some(sums)
+        Some(pixel_sums(&classes))
     }
 
     /// Decodes the MCU at `bits` into its blocks (DC predictor after each, AC sums).
@@ -555,7 +581,7 @@ impl<'a, const P: usize> Decoder<'a, P> {
         let (mx, my) = (index % self.mcus_across, index / self.mcus_across);
         for (b, (block, &component)) in blocks.iter().zip(&MCU_COMPONENTS).enumerate() {
             // The DC coefficient as libjpeg-turbo stores it: 16 bits.
-            let dc = i64::from(block.dc as i16) * self.components[component].2[0][0];
+            let dc = i64::from(block.dc as i16) * self.components[component].3;
             let (bx, by) = if component == 0 { (2 * mx + (b & 1), 2 * my + (b >> 1)) } else { (mx, my) };
             let values: [u8; P] = std::array::from_fn(|pixel| {
                 let sum = dc + block.ac[pixel] + (1 << (IDCT_SHIFT - 1));
