@@ -17,7 +17,7 @@
 //! Decoding at 1/4 or 1/8 goes through `split_jpeg` (entropy decoding on two threads) where the file allows,
 //! else libjpeg-turbo.
 
-use fast_image_resize::{FilterType, PixelType, ResizeAlg, ResizeOptions, Resizer, images::Image, images::ImageRef};
+use fast_image_resize::{PixelType, ResizeOptions, Resizer, images::Image, images::ImageRef};
 use image::{DynamicImage, RgbImage, metadata::Orientation};
 use turbojpeg::{Colorspace, Compressor, Decompressor, ScalingFactor, Subsamp, YuvImage};
 
@@ -26,6 +26,7 @@ use crate::{
     decode::{SourceFormat, check_budget},
     encode::OutputFormat,
     geometry::{Rect, ResizePlan, Size, plan_resize},
+    ops::lanczos3_resize,
     params::{Quality, Transform},
     render::{RenderOptions, Rendered, Target, shrink_on_load},
     split_jpeg,
@@ -436,12 +437,8 @@ fn resize_plane(
     }
     let source = ImageRef::new(sw as u32, sh as u32, source, PixelType::U8).map_err(|e| failed(&e))?;
     let mut target = Image::from_slice_u8(ow as u32, oh as u32, output, PixelType::U8).map_err(|e| failed(&e))?;
-    let options = ResizeOptions::new().resize_alg(ResizeAlg::Convolution(FilterType::Lanczos3)).crop(
-        window.left,
-        window.top,
-        window.width,
-        window.height,
-    );
+    let options =
+        ResizeOptions::new().resize_alg(lanczos3_resize()).crop(window.left, window.top, window.width, window.height);
     resizer.resize(&source, &mut target, &options).map_err(|e| failed(&e))
 }
 
