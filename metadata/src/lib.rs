@@ -9,8 +9,8 @@ use async_trait::async_trait;
 use shutterbox_model::{AccountName, KeyHash, Scope};
 
 pub use records::{
-    Account, ConfirmOutcome, DeletedFile, FileRecord, KeyRecord, NewFile, PendingUpload, VariantRecord, WarmBatch,
-    WarmItemState, WarmProgress,
+    Account, ConfirmOutcome, DeletedFile, FileRecord, FileVariantCount, KeyRecord, NewFile, PendingUpload,
+    VariantRecord, WarmBatch, WarmItemState, WarmProgress,
 };
 pub use sql::SqlMetadata;
 
@@ -108,8 +108,15 @@ pub trait MetadataStore: Send + Sync + 'static {
     /// no longer exists (the caller then owns the object and removes it).
     async fn put_variant(&self, variant: &VariantRecord, now_ms: i64) -> Result<bool>;
 
-    /// The file's stored variants (what its per-file cap counts).
+    /// The file's stored variants.
     async fn file_variants(&self, file_id: &str) -> Result<Vec<VariantRecord>>;
+
+    /// How many variants the file has stored and whether `digest` is one of them, in one row: what its
+    /// per-file cap weighs each time a variant is kept, without reading every record.
+    async fn file_variant_count(&self, file_id: &str, digest: &str) -> Result<FileVariantCount>;
+
+    /// The file's `limit` least recently used unpinned variants, oldest first: what its cap evicts.
+    async fn least_recent_file_variants(&self, file_id: &str, limit: u64) -> Result<Vec<VariantRecord>>;
 
     /// Marks a stored variant as kept in preference (a job or a preset asked for it).
     async fn pin_variant(&self, file_id: &str, digest: &str) -> Result<()>;

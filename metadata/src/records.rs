@@ -101,6 +101,15 @@ pub struct VariantRecord {
     pub last_access_ms: i64,
 }
 
+/// What a file's per-file variant cap weighs before one more variant is kept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FileVariantCount {
+    /// The file's stored variants.
+    pub stored: u64,
+    /// `Some(pinned)` when the variant asked about is one of them.
+    pub this: Option<bool>,
+}
+
 /// What deleting a file removed from the metadata: the objects of all of it are the caller's to remove.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DeletedFile {

@@ -178,23 +178,21 @@ impl Renderer {
         let pinned = keep == Keep::Pinned;
         // The freshest recency this process knows goes first, so the cap weighs it.
         self.access.flush(self.metadata.as_ref(), now_ms).await;
-        let mut kept = self.metadata.file_variants(&key.file_id).await?;
-        if let Some(existing) = kept.iter().find(|v| v.digest == key.digest) {
-            if pinned && !existing.pinned {
+        let count = self.metadata.file_variant_count(&key.file_id, &key.digest).await?;
+        if let Some(was_pinned) = count.this {
+            if pinned && !was_pinned {
                 self.metadata.pin_variant(&key.file_id, &key.digest).await?;
             }
             return Ok(());
         }
-        let over = (kept.len() as u64 + 1).saturating_sub(self.bounds.per_file);
+        let over = (count.stored + 1).saturating_sub(self.bounds.per_file);
         if over > 0 {
-            kept.retain(|v| !v.pinned);
-            kept.sort_by(|a, b| (a.last_access_ms, &a.digest).cmp(&(b.last_access_ms, &b.digest)));
-            let evictable = usize::try_from(over).unwrap_or(usize::MAX).min(kept.len());
-            if evictable < usize::try_from(over).unwrap_or(usize::MAX) && !pinned {
+            let evictable = self.metadata.least_recent_file_variants(&key.file_id, over).await?;
+            if (evictable.len() as u64) < over && !pinned {
                 self.store_stats.not_stored.fetch_add(1, Ordering::Relaxed);
                 return Ok(());
             }
-            for record in &kept[..evictable] {
+            for record in &evictable {
                 self.evict(record, Eviction::FileCap, now_ms).await?;
             }
         }

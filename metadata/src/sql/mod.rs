@@ -21,8 +21,8 @@ use sqlx::{
 };
 
 use crate::{
-    Account, ConfirmOutcome, DeletedFile, FileRecord, KeyRecord, MetadataError, MetadataStore, NewFile, PendingUpload,
-    Result, VariantRecord, WarmBatch, WarmItemState, WarmProgress,
+    Account, ConfirmOutcome, DeletedFile, FileRecord, FileVariantCount, KeyRecord, MetadataError, MetadataStore,
+    NewFile, PendingUpload, Result, VariantRecord, WarmBatch, WarmItemState, WarmProgress,
 };
 
 /// Migrations are compiled in, so the binary needs no files beside it.
@@ -254,6 +254,14 @@ impl MetadataStore for SqlMetadata {
 
     async fn file_variants(&self, file_id: &str) -> Result<Vec<VariantRecord>> {
         variants::file_variants(self, file_id).await
+    }
+
+    async fn file_variant_count(&self, file_id: &str, digest: &str) -> Result<FileVariantCount> {
+        variants::file_variant_count(self, file_id, digest).await
+    }
+
+    async fn least_recent_file_variants(&self, file_id: &str, limit: u64) -> Result<Vec<VariantRecord>> {
+        variants::least_recent_file_variants(self, file_id, limit).await
     }
 
     async fn pin_variant(&self, file_id: &str, digest: &str) -> Result<()> {

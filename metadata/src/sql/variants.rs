@@ -2,7 +2,7 @@
 //! weigh (per-file count, total bytes, last access, pinned).
 
 use super::{SqlMetadata, VARIANT_COLUMNS, as_i64, count, findable, variant_of};
-use crate::{Result, VariantRecord};
+use crate::{FileVariantCount, Result, VariantRecord};
 
 /// Variants touched per statement (2 parameters each, well under SQLite's 32,766).
 const TOUCHES_PER_UPDATE: usize = 500;
@@ -38,6 +38,42 @@ pub(super) async fn put_variant(db: &SqlMetadata, variant: &VariantRecord, now_m
 pub(super) async fn file_variants(db: &SqlMetadata, file_id: &str) -> Result<Vec<VariantRecord>> {
     let sql = format!("SELECT {VARIANT_COLUMNS} FROM variants WHERE file_id = $1");
     let rows = sqlx::query(sqlx::AssertSqlSafe(sql)).bind(file_id).fetch_all(&db.pool).await?;
+    rows.iter().map(variant_of).collect()
+}
+
+pub(super) async fn file_variant_count(db: &SqlMetadata, file_id: &str, digest: &str) -> Result<FileVariantCount> {
+    if !findable(file_id) {
+        return Ok(FileVariantCount { stored: 0, this: None });
+    }
+    // `this`: 0 when `digest` is not stored, else 1 + its `pinned` (0 or 1).
+    let row = sqlx::query(
+        "SELECT COUNT(*) AS n, CAST(COALESCE(MAX(CASE WHEN digest = $2 THEN 1 + pinned END), 0) AS BIGINT) AS this \
+         FROM variants WHERE file_id = $1",
+    )
+    .bind(file_id)
+    .bind(digest)
+    .fetch_one(&db.pool)
+    .await?;
+    let this = match count(&row, "this")? {
+        0 => None,
+        state => Some(state > 1),
+    };
+    Ok(FileVariantCount { stored: count(&row, "n")?, this })
+}
+
+pub(super) async fn least_recent_file_variants(
+    db: &SqlMetadata,
+    file_id: &str,
+    limit: u64,
+) -> Result<Vec<VariantRecord>> {
+    if !findable(file_id) {
+        return Ok(Vec::new());
+    }
+    let sql = format!(
+        "SELECT {VARIANT_COLUMNS} FROM variants WHERE file_id = $1 AND pinned = 0 \
+         ORDER BY last_access_at, digest LIMIT $2"
+    );
+    let rows = sqlx::query(sqlx::AssertSqlSafe(sql)).bind(file_id).bind(as_i64(limit)).fetch_all(&db.pool).await?;
     rows.iter().map(variant_of).collect()
 }
 
