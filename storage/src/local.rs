@@ -171,12 +171,17 @@ impl ObjectStore for LocalStore {
     }
 
     async fn put(&self, key: &ObjectKey, bytes: Bytes, _content_type: &str) -> Result<(), StoreError> {
-        let len = bytes.len() as u64;
-        let body = futures_util::stream::once(async move { Ok(bytes) }).boxed();
-        self.write_stream(key, body, len).await.map(drop).map_err(|e| match e {
-            UploadRejection::Storage(io) => StoreError::Io(io),
-            other => StoreError::Io(io::Error::other(other.to_string())),
-        })
+        // One trip to the blocking pool for the whole write (create, write, flush, place), where tokio's
+        // file calls take a trip each: a stored variant is one put per render.
+        let (temp, target) = (self.temp_path(), self.path_of(key));
+        let written = tokio::task::spawn_blocking(move || {
+            let written = write_whole(&temp, &target, &bytes);
+            if written.is_err() {
+                let _ = std::fs::remove_file(&temp);
+            }
+            written
+        });
+        Ok(written.await.map_err(io::Error::other)??)
     }
 
     async fn copy(&self, from: &ObjectKey, to: &ObjectKey) -> Result<(), StoreError> {
@@ -194,25 +199,9 @@ impl ObjectStore for LocalStore {
     }
 
     async fn delete(&self, key: &ObjectKey) -> Result<(), StoreError> {
-        let path = self.path_of(key);
-        match fs::remove_file(&path).await {
-            Ok(()) => {}
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
-            Err(e) => return Err(e.into()),
-        }
-        // Drop now-empty per-object directories (`files/<id>/v/`, `files/<id>/`); the first non-empty one
-        // stops the walk (removing a non-empty directory fails, which is the point). Top-level directories
-        // (`files/`, `pending/`) stay, so a concurrent put never finds its parent gone.
-        let mut dir = path.parent();
-        while let Some(parent) = dir
-            && parent.parent().is_some_and(|grandparent| grandparent.starts_with(&self.objects))
-            && parent.parent() != Some(self.objects.as_path())
-        {
-            if fs::remove_dir(parent).await.is_err() {
-                break;
-            }
-            dir = parent.parent();
-        }
+        let (path, objects) = (self.path_of(key), self.objects.clone());
+        // One trip to the blocking pool for the unlink and the directories after it.
+        tokio::task::spawn_blocking(move || remove_object(&path, &objects)).await.map_err(io::Error::other)??;
         Ok(())
     }
 
@@ -249,6 +238,41 @@ impl UploadReceiver for LocalStore {
         }
         self.write_stream(&key, body, grant.max_size).await
     }
+}
+
+/// Writes `bytes` to `temp`, flushes it to disk and renames it to `target` (creating its directory).
+fn write_whole(temp: &Path, target: &Path, bytes: &[u8]) -> io::Result<()> {
+    let mut file = std::fs::File::create(temp)?;
+    io::Write::write_all(&mut file, bytes)?;
+    file.sync_all()?;
+    drop(file);
+    if let Some(parent) = target.parent() {
+        std::fs::create_dir_all(parent)?;
+    }
+    std::fs::rename(temp, target)
+}
+
+/// Unlinks the object at `path` (gone already is fine), then its now-empty per-object directories
+/// (`files/<id>/v/`, `files/<id>/`): the first non-empty one stops the walk (removing a non-empty directory
+/// fails, which is the point). The top-level directories under `objects` (`files/`, `pending/`) stay, so a
+/// concurrent put never finds its parent gone.
+fn remove_object(path: &Path, objects: &Path) -> io::Result<()> {
+    match std::fs::remove_file(path) {
+        Ok(()) => {}
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(e),
+    }
+    let mut dir = path.parent();
+    while let Some(parent) = dir
+        && parent.parent().is_some_and(|grandparent| grandparent.starts_with(objects))
+        && parent.parent() != Some(objects)
+    {
+        if std::fs::remove_dir(parent).is_err() {
+            break;
+        }
+        dir = parent.parent();
+    }
+    Ok(())
 }
 
 /// Objects of this size and more are mapped rather than copied into the heap by `get`: a render's source
