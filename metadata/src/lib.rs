@@ -108,9 +108,6 @@ pub trait MetadataStore: Send + Sync + 'static {
     /// no longer exists (the caller then owns the object and removes it).
     async fn put_variant(&self, variant: &VariantRecord, now_ms: i64) -> Result<bool>;
 
-    /// The file's stored variants.
-    async fn file_variants(&self, file_id: &str) -> Result<Vec<VariantRecord>>;
-
     /// How many variants the file has stored and whether `digest` is one of them, in one row: what its
     /// per-file cap weighs each time a variant is kept, without reading every record.
     async fn file_variant_count(&self, file_id: &str, digest: &str) -> Result<FileVariantCount>;

@@ -431,9 +431,17 @@ struct PendingMcu<const P: usize> {
     blocks: [PendingBlock<P>; 6],
 }
 
+/// What decoding one component's blocks reads: its Huffman tables and its coefficients' weights.
+struct ComponentTables<'a> {
+    dc: &'a Huffman,
+    ac: &'a Huffman,
+    ac_weights: [AcWeight; 64],
+    dc_weight: i64,
+}
+
 /// Decoding state shared by both threads: tables, geometry, the data.
 struct Decoder<'a, const P: usize> {
-    components: [(&'a Huffman, &'a Huffman, [AcWeight; 64], i64); 3],
+    components: [ComponentTables<'a>; 3],
     data: &'a [u8],
     /// Bits of real data (the padding excluded).
     data_bits: usize,
@@ -494,7 +502,12 @@ impl<'a, const P: usize> Decoder<'a, P> {
     fn new(frame: &'a Frame<'_>, data: &'a [u8]) -> Self {
         let side = if P == 1 { 1 } else { 2 };
         let [y, cb, cr] = &frame.components;
-        let tables = |c: &'a Component| (&c.dc, &c.ac, ac_weights(&c.quant), dc_weight(&c.quant));
+        let tables = |c: &'a Component| ComponentTables {
+            dc: &c.dc,
+            ac: &c.ac,
+            ac_weights: ac_weights(&c.quant),
+            dc_weight: dc_weight(&c.quant),
+        };
         let denominator = 8 / side;
         Self {
             components: [tables(y), tables(cb), tables(cr)],
@@ -512,7 +525,7 @@ impl<'a, const P: usize> Decoder<'a, P> {
     /// weighted sums per output pixel.
     #[inline(always)]
     fn block(&self, bits: &mut Bits, component: usize, predictor: &mut i32) -> Option<[i64; P]> {
-        let (dc, ac, weights, _) = &self.components[component];
+        let ComponentTables { dc, ac, ac_weights: weights, .. } = &self.components[component];
         bits.refill(self.data)?;
         let (length, size) = dc.decode(bits.buffer)?;
         if size > 11 {
@@ -581,7 +594,7 @@ impl<'a, const P: usize> Decoder<'a, P> {
         let (mx, my) = (index % self.mcus_across, index / self.mcus_across);
         for (b, (block, &component)) in blocks.iter().zip(&MCU_COMPONENTS).enumerate() {
             // The DC coefficient as libjpeg-turbo stores it: 16 bits.
-            let dc = i64::from(block.dc as i16) * self.components[component].3;
+            let dc = i64::from(block.dc as i16) * self.components[component].dc_weight;
             let (bx, by) = if component == 0 { (2 * mx + (b & 1), 2 * my + (b >> 1)) } else { (mx, my) };
             let values: [u8; P] = std::array::from_fn(|pixel| {
                 let sum = dc + block.ac[pixel] + (1 << (IDCT_SHIFT - 1));

@@ -117,12 +117,10 @@ impl LocalStore {
         result
     }
 
+    /// Moves the finished temporary file `temp` into place as `key` (one trip to the blocking pool).
     async fn place(&self, temp: &Path, key: &ObjectKey) -> io::Result<()> {
-        let target = self.path_of(key);
-        if let Some(parent) = target.parent() {
-            fs::create_dir_all(parent).await?;
-        }
-        fs::rename(temp, &target).await
+        let (temp, target) = (temp.to_owned(), self.path_of(key));
+        tokio::task::spawn_blocking(move || place_file(&temp, &target)).await.map_err(io::Error::other)?
     }
 }
 
@@ -246,6 +244,11 @@ fn write_whole(temp: &Path, target: &Path, bytes: &[u8]) -> io::Result<()> {
     io::Write::write_all(&mut file, bytes)?;
     file.sync_all()?;
     drop(file);
+    place_file(temp, target)
+}
+
+/// Renames the finished `temp` to `target`, creating `target`'s directory first.
+fn place_file(temp: &Path, target: &Path) -> io::Result<()> {
     if let Some(parent) = target.parent() {
         std::fs::create_dir_all(parent)?;
     }

@@ -252,10 +252,6 @@ impl MetadataStore for SqlMetadata {
         variants::put_variant(self, variant, now_ms).await
     }
 
-    async fn file_variants(&self, file_id: &str) -> Result<Vec<VariantRecord>> {
-        variants::file_variants(self, file_id).await
-    }
-
     async fn file_variant_count(&self, file_id: &str, digest: &str) -> Result<FileVariantCount> {
         variants::file_variant_count(self, file_id, digest).await
     }

@@ -35,12 +35,6 @@ pub(super) async fn put_variant(db: &SqlMetadata, variant: &VariantRecord, now_m
     Ok(inserted == 1)
 }
 
-pub(super) async fn file_variants(db: &SqlMetadata, file_id: &str) -> Result<Vec<VariantRecord>> {
-    let sql = format!("SELECT {VARIANT_COLUMNS} FROM variants WHERE file_id = $1");
-    let rows = sqlx::query(sqlx::AssertSqlSafe(sql)).bind(file_id).fetch_all(&db.pool).await?;
-    rows.iter().map(variant_of).collect()
-}
-
 pub(super) async fn file_variant_count(db: &SqlMetadata, file_id: &str, digest: &str) -> Result<FileVariantCount> {
     if !findable(file_id) {
         return Ok(FileVariantCount { stored: 0, this: None });
