@@ -252,10 +252,15 @@ pub async fn envelope<E: Endpoint>(endpoint: Arc<E>, mut request: Request) -> po
             response.set_data(operation);
         }
     }
+    add_common_headers(&mut response);
+    Ok(response)
+}
+
+/// The headers every response carries, whichever way it was answered.
+pub fn add_common_headers(response: &mut Response) {
     response
         .headers_mut()
         .insert(HeaderName::from_static("x-content-type-options"), HeaderValue::from_static("nosniff"));
-    Ok(response)
 }
 
 async fn rewrite_error(mut response: Response) -> Response {

@@ -86,13 +86,7 @@ impl Default for HttpMetrics {
 /// The outermost middleware: request id, span, access log line and metrics.
 pub async fn observe<E: Endpoint>(endpoint: Arc<E>, metrics: HttpMetrics, request: Request) -> poem::Result<Response> {
     let started = Instant::now();
-    let id = request
-        .headers()
-        .get(REQUEST_ID)
-        .and_then(|v| v.to_str().ok())
-        .filter(|v| acceptable_id(v))
-        .map(str::to_owned)
-        .unwrap_or_else(fresh_request_id);
+    let id = request_id(&request);
     let method = method_label(request.method());
     let fallback_route = route_of(request.uri().path());
     let span = tracing::info_span!("request", id = %id, method, path = %request.uri().path());
@@ -106,9 +100,7 @@ pub async fn observe<E: Endpoint>(endpoint: Arc<E>, metrics: HttpMetrics, reques
     let seconds = started.elapsed().as_secs_f64();
     metrics.observe(route, method, response.status(), seconds);
     let status = response.status().as_u16();
-    if let Ok(value) = HeaderValue::from_str(&id) {
-        response.headers_mut().insert(REQUEST_ID, value);
-    }
+    set_request_id(&mut response, &id);
     span.in_scope(|| {
         let query = || uri.query().map(loggable_query).unwrap_or_default();
         if status == 500 {
@@ -120,6 +112,43 @@ pub async fn observe<E: Endpoint>(endpoint: Arc<E>, metrics: HttpMetrics, reques
         }
     });
     Ok(response)
+}
+
+/// What a request answered without `observe` (a kept variant response, `routes::delivery::answer_kept`)
+/// still gets from it: its request id, and its count and latency under `route`. Nothing else is owed: no
+/// line is logged for it, as answering it never fails, and a request is only answered that way while the
+/// access log is off (`access_logged`).
+pub fn observe_untraced(
+    metrics: &HttpMetrics,
+    route: &str,
+    request: &Request,
+    response: &mut Response,
+    started: Instant,
+) {
+    let id = request_id(request);
+    metrics.observe(route, method_label(request.method()), response.status(), started.elapsed().as_secs_f64());
+    set_request_id(response, &id);
+}
+
+/// Whether requests that end well are logged (`shutterbox::access` at `debug`), so must go through `observe`.
+pub fn access_logged() -> bool {
+    tracing::enabled!(target: "shutterbox::access", tracing::Level::DEBUG)
+}
+
+/// The request's id: the caller's own when it sent a sane one, else a fresh one.
+fn request_id(request: &Request) -> String {
+    request
+        .headers()
+        .get(REQUEST_ID)
+        .and_then(|v| v.to_str().ok())
+        .filter(|v| acceptable_id(v))
+        .map_or_else(fresh_request_id, str::to_owned)
+}
+
+fn set_request_id(response: &mut Response, id: &str) {
+    if let Ok(value) = HeaderValue::from_str(id) {
+        response.headers_mut().insert(REQUEST_ID, value);
+    }
 }
 
 /// A UUIDv7 (time-ordered to the millisecond) in simple form, its random bits from the thread's generator:

@@ -109,6 +109,77 @@ async fn a_matching_if_none_match_answers_304() {
     assert_ne!(header_of(&a, "etag"), header_of(&b, "etag"));
 }
 
+/// `shutterbox_http_requests_total` of delivered variants (GET, 200), summed over the nodes.
+async fn delivered_variants(app: &TestApp) -> u64 {
+    let mut sum = 0;
+    for node in &app.nodes {
+        let text = app.client.get(format!("{node}/metrics")).send().await.unwrap().text().await.unwrap();
+        sum += text
+            .lines()
+            .filter(|l| l.starts_with("shutterbox_http_requests_total{"))
+            .filter(|l| ["route=\"deliverFile\"", "method=\"GET\"", "status=\"200\""].iter().all(|p| l.contains(p)))
+            .map(|l| l.rsplit_once(' ').unwrap().1.parse::<u64>().unwrap())
+            .sum::<u64>();
+    }
+    sum
+}
+
+/// A variant URL asked again is answered from the kept response (`answer_kept`, ahead of the routing): the
+/// same status, headers and bytes as its first answer, a request id of its own (or the caller's), HEAD and
+/// `If-None-Match` as on the first, counted in the metrics; another method still meets the route's 405.
+#[tokio::test]
+async fn a_repeated_variant_url_is_answered_as_the_first_time() {
+    let app = TestApp::spawn().await;
+    let file = cat(&app).await;
+    let url = format!("{}?w=7&fit=cover&format=webp", url_of(&file, "secureUrl"));
+    let before = delivered_variants(&app).await;
+    let first = app.client.get(&url).send().await.unwrap();
+    assert_eq!(first.status(), StatusCode::OK);
+    let first_headers = first.headers().clone();
+    let first_bytes = first.bytes().await.unwrap();
+    let renders = app.metric("shutterbox_renders_total").await;
+    let mut ids = std::collections::HashSet::new();
+    for _ in 0..3 {
+        let again = app.client.get(&url).send().await.unwrap();
+        assert_eq!(again.status(), StatusCode::OK);
+        let headers = again.headers().clone();
+        let names = |h: &header::HeaderMap| {
+            let mut names: Vec<String> = h
+                .keys()
+                .map(|n| n.as_str().to_owned())
+                .filter(|n| !matches!(n.as_str(), "date" | "x-request-id"))
+                .collect();
+            names.sort();
+            names
+        };
+        assert_eq!(names(&headers), names(&first_headers));
+        for name in names(&first_headers) {
+            assert_eq!(headers.get(&name), first_headers.get(&name), "{name}");
+        }
+        let id = headers.get("x-request-id").expect("a request id").to_str().unwrap().to_owned();
+        assert!(id.len() == 32 && ids.insert(id), "a fresh id per request");
+        assert_eq!(again.bytes().await.unwrap(), first_bytes);
+    }
+    assert_eq!(app.metric("shutterbox_renders_total").await, renders, "served without rendering again");
+    assert_eq!(delivered_variants(&app).await, before + 4, "every answer counted");
+
+    let echoed = app.client.get(&url).header("x-request-id", "caller-id-1").send().await.unwrap();
+    assert_eq!(header_of(&echoed, "x-request-id"), Some("caller-id-1"));
+    let head = app.client.head(&url).send().await.unwrap();
+    assert_eq!(head.status(), StatusCode::OK);
+    for name in ["content-type", "content-length", "etag", "cache-control", "x-content-type-options"] {
+        assert_eq!(head.headers().get(name), first_headers.get(name), "HEAD {name}");
+    }
+    assert!(head.bytes().await.unwrap().is_empty());
+    let etag = first_headers.get("etag").unwrap().to_str().unwrap();
+    let cached = app.client.get(&url).header("If-None-Match", etag).send().await.unwrap();
+    assert_eq!(cached.status(), StatusCode::NOT_MODIFIED);
+    assert_eq!(header_of(&cached, "etag"), Some(etag));
+    assert!(header_of(&cached, "x-request-id").is_some());
+    let posted = app.client.post(&url).body("x").send().await.unwrap();
+    assert_error(posted, StatusCode::METHOD_NOT_ALLOWED).await;
+}
+
 #[tokio::test]
 async fn raw_urls_serve_byte_ranges() {
     let app = TestApp::spawn().await;

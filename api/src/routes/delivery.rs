@@ -11,11 +11,11 @@
 //! the file system, so `..` can only ever fail to match; a segment that decodes to a `/` (`%2F`) is refused,
 //! so no file has a second address.
 
-use std::sync::Arc;
+use std::{sync::Arc, time::Instant};
 
 use percent_encoding::percent_decode_str;
 use poem::{
-    Body, IntoResponse, Request, Response, handler,
+    Body, Endpoint, IntoResponse, Request, Response, handler,
     http::{HeaderValue, Method, StatusCode, header},
     web::Data,
 };
@@ -26,7 +26,40 @@ use shutterbox_storage::ByteRange;
 
 use shutterbox_variants::{Keep, RenderBudget, Unlimited, VariantSpec};
 
-use crate::{access::Grant, error::ApiError, responses::CachedResponse, state::AppState};
+use crate::{
+    access::Grant,
+    error::{ApiError, add_common_headers},
+    responses::CachedResponse,
+    state::AppState,
+    telemetry::{access_logged, observe_untraced},
+};
+
+/// The outermost layer: a GET or HEAD whose exact target is a variant response `deliver_file` kept is
+/// answered here, before the request's span, the error envelope and the routing, with the same response
+/// `deliver_file` would give it (`variant_response`, plus what `envelope` and `observe` add to every
+/// response). Only a target `deliver_file` answered is ever kept, so the route is known; such an answer
+/// cannot fail nor be rate-limited. While the access log is on, every request takes the full path, which
+/// logs it.
+pub async fn answer_kept<E: Endpoint>(
+    endpoint: Arc<E>,
+    state: Arc<AppState>,
+    request: Request,
+) -> poem::Result<Response> {
+    let started = Instant::now();
+    if matches!(*request.method(), Method::GET | Method::HEAD)
+        && request.uri().path().starts_with("/v1/file/")
+        && let Some(hit) = state.responses.get(request.uri().path_and_query().map_or("", |target| target.as_str()))
+        && !access_logged()
+    {
+        let mut response = variant_response(&request, &state, &hit);
+        add_common_headers(&mut response);
+        observe_untraced(&state.http_metrics, "deliverFile", &request, &mut response, started);
+        return Ok(response);
+    }
+    // Boxed, so that this future stays small: hyper moves each request's future into place, and the whole
+    // application's inline would be a copy of kilobytes per request.
+    Ok(Box::pin(endpoint.get_response(request)).await)
+}
 
 /// `GET|HEAD /v1/file/<path>`.
 #[handler]
@@ -35,7 +68,8 @@ pub async fn deliver_file(req: &Request, state: Data<&Arc<AppState>>) -> Result<
         return Err(method_not_allowed());
     }
     // The exact request target answered before: its bytes and headers, with no parsing or lookups.
-    let request_target = req.uri().path_and_query().map_or("", |target| target.as_str());
+    // As sent: `uri()` has lost the prefix of the route this one is nested in.
+    let request_target = req.original_uri().path_and_query().map_or("", |target| target.as_str());
     if let Some(hit) = state.responses.get(request_target) {
         return Ok(variant_response(req, &state, &hit));
     }
