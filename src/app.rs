@@ -124,6 +124,8 @@ impl Application {
         let options = config.limits.render_options();
         let mut variants = Variants::new(metadata.clone(), store.clone(), options, pool)
             .with_memory(config.cache_bytes)
+            // An eighth of it for originals: a hot original's renders read it from the store once.
+            .with_original_memory(config.cache_bytes / 8)
             .with_store_bounds(config.backend.store_bounds())
             .with_admission(RenderAdmission::new(concurrency, config.render_queue));
         if let Some(redis) = &queue.redis {

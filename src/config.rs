@@ -214,7 +214,8 @@ pub struct Config {
     #[arg(long, env = "SHUTTERBOX_CACHE_MAX_AGE", default_value_t = 86400)]
     pub cache_max_age_secs: u64,
 
-    /// Memory for rendered variants, in bytes (an LRU; default 256 MiB).
+    /// Memory for rendered variants, in bytes (an LRU; default 256 MiB). An eighth more holds the
+    /// originals being rendered.
     #[arg(long, env = "SHUTTERBOX_CACHE_BYTES", default_value_t = 256 * 1024 * 1024)]
     pub cache_bytes: u64,
 

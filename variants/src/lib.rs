@@ -7,6 +7,7 @@
 mod admission;
 mod bounds;
 mod flight;
+mod originals;
 mod render_pool;
 mod renderer;
 mod spec;

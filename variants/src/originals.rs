@@ -35,8 +35,7 @@ impl Originals {
         if let Some(kept) = self.cache.get(&file.id).await {
             return Ok(kept);
         }
-        let bytes =
-            store.get(&file.object_key).await?.ok_or_else(|| VariantError::OriginalMissing(file.id.clone()))?;
+        let bytes = store.get(&file.object_key).await?.ok_or_else(|| VariantError::OriginalMissing(file.id.clone()))?;
         if (bytes.len() as u64) <= self.max_entry {
             self.cache.insert(file.id.clone(), bytes.clone()).await;
         }

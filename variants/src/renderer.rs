@@ -13,6 +13,7 @@ use shutterbox_storage::{ObjectKey, ObjectStore, StoreError};
 
 use crate::{
     bounds::{AccessLog, Eviction, Keep, StoreBounds, StoreStats},
+    originals::Originals,
     render_pool::{PoolError, Priority, RenderPool},
     spec::{VariantKey, VariantSpec},
 };
@@ -90,6 +91,7 @@ pub(crate) struct Renderer {
     pub(crate) bounds: StoreBounds,
     pub(crate) access: Arc<AccessLog>,
     pub(crate) store_stats: Arc<StoreStats>,
+    pub(crate) originals: Originals,
 }
 
 impl Renderer {
@@ -109,6 +111,7 @@ impl Renderer {
             bounds: StoreBounds::default(),
             access: Arc::default(),
             store_stats: Arc::default(),
+            originals: Originals::new(0),
         }
     }
 
@@ -135,8 +138,7 @@ impl Renderer {
         spec: &VariantSpec,
         priority: Priority,
     ) -> Result<Variant, VariantError> {
-        let source =
-            self.store.get(&file.object_key).await?.ok_or_else(|| VariantError::OriginalMissing(file.id.clone()))?;
+        let source = self.originals.get(self.store.as_ref(), file).await?;
         let (transform, target, options, times) = (*spec.transform(), spec.target(), self.options, self.times.clone());
         let pool = self.pool.clone();
         let rendered = self

@@ -23,6 +23,7 @@ use crate::{
     admission::{RenderAdmission, RenderBudget},
     bounds::{Eviction, Keep, StoreBounds, StoreStats},
     flight::{Claim, Held, LocalFlight, RenderFlight},
+    originals::Originals,
     render_pool::{Priority, RenderPool},
     renderer::{RenderTimes, Renderer, Variant, VariantError},
     spec::{VariantKey, VariantSpec},
@@ -122,6 +123,12 @@ impl Variants {
     /// Keeps up to `max_bytes` of variants in memory.
     pub fn with_memory(mut self, max_bytes: u64) -> Self {
         self.cache = memory(max_bytes);
+        self
+    }
+
+    /// Keeps up to `max_bytes` of originals in memory for the renders that read them (none by default).
+    pub fn with_original_memory(mut self, max_bytes: u64) -> Self {
+        self.renderer.originals = Originals::new(max_bytes);
         self
     }
 
@@ -309,8 +316,9 @@ impl Variants {
         }
     }
 
-    /// Forgets every variant of a file held in memory (on delete).
+    /// Forgets every variant of a file held in memory, and its original (on delete).
     pub fn forget(&self, file_id: &str) {
+        self.renderer.originals.forget(file_id);
         let file_id = file_id.to_owned();
         if let Err(e) = self.cache.invalidate_entries_if(move |key, _| key.file_id == file_id) {
             tracing::warn!(error = %e, "could not drop a deleted file's cached variants");
@@ -428,6 +436,31 @@ mod tests {
         let again = variants.get(&file, &spec, Keep::Cached, &crate::Unlimited).await.unwrap();
         assert_eq!(again.content_type, "image/webp");
         assert_eq!(variants.times().count("webp", "ok"), 1, "read back from the store, not rendered");
+    }
+
+    /// Renders of one original read it from the store once while it is kept in memory; a deleted file's
+    /// is forgotten; an original over an eighth of the bound is read for every render.
+    #[tokio::test]
+    async fn renders_of_one_original_read_it_once() {
+        let png = |q: &str| VariantSpec::new(Transform::from_query(q).unwrap(), Target::Format(OutputFormat::Png));
+        for (memory_per_byte, kept) in [(8, true), (7, false)] {
+            let dir = tempfile::tempdir().unwrap();
+            let (variants, file) = setup(&dir).await;
+            let store = variants.renderer.store.clone();
+            let variants = variants.with_original_memory(memory_per_byte * file.size);
+            variants.get(&file, &png("w=50"), Keep::Cached, &crate::Unlimited).await.unwrap();
+            store.delete(&file.object_key).await.unwrap();
+            let second = variants.get(&file, &png("w=51"), Keep::Cached, &crate::Unlimited).await;
+            if !kept {
+                assert!(matches!(*second.unwrap_err(), VariantError::OriginalMissing(_)), "read again");
+                continue;
+            }
+            second.unwrap();
+            assert_eq!(variants.times().count("png", "ok"), 2, "rendered from the original kept in memory");
+            variants.forget(&file.id);
+            let third = variants.get(&file, &png("w=52"), Keep::Cached, &crate::Unlimited).await;
+            assert!(matches!(*third.unwrap_err(), VariantError::OriginalMissing(_)), "forgotten");
+        }
     }
 
     #[tokio::test]
