@@ -76,10 +76,7 @@ impl WorkerProcess {
         let schedule = SweepSchedule::of(&config.backend);
         let pool = RenderPool::per_core().map_err(StartError::RenderThreads)?;
         let options = config.limits.render_options();
-        // A warming batch renders many variants of each original: each is read from the store once. As
-        // much memory as `serve` gives originals by default (an eighth of SHUTTERBOX_CACHE_BYTES).
         let mut variants = Variants::new(metadata.clone(), store.clone(), options, pool)
-            .with_original_memory(32 * 1024 * 1024)
             .with_store_bounds(config.backend.store_bounds());
         // Claimed like the API nodes' renders, so a job and a request for one variant render it once.
         if let Some(redis) = opened.redis {
