@@ -9,8 +9,8 @@
 #    oha --locked` into $CACHED_TOOLS, default <target>/tools); builds `cargo build --release --bin
 #    shutterbox` unless binaries are given, and the corpus when it is missing.
 # 2. Starts each binary's `shutterbox serve` (embedded, its own data directory, rate limit out of the way),
-#    uploads photo-1200x800.jpg and asks for `?$CACHED_QUERY` twice (rendered, then kept); nginx (one worker
-#    per core, sendfile, access_log off, etag on) serves the first server's bytes of that variant.
+#    uploads photo-1200x800.jpg and asks for `?$CACHED_QUERY` twice (rendered, then kept); nginx
+#    (`start_static_nginx`: one worker per core, sendfile, no access log) serves the first server's bytes.
 # 3. $CACHED_ROUNDS rounds; in each, wrk -t2 -c$CACHED_CONNECTIONS for $CACHED_SECS s against every server
 #    in turn, then oha -c$CACHED_CONNECTIONS the same way; the order is reversed every round, as on a noisy
 #    host the order favours one side. Each run must answer only 200s.
@@ -39,7 +39,6 @@ ensure_tools "scripts/bench-cached.sh" wrk:wrk nginx:nginx curl:curl || {
   # Debian installs nginx in /usr/sbin, which a non-root PATH may lack.
   [[ -x /usr/sbin/nginx ]] || exit 1
 }
-nginx_bin=$(command -v nginx || echo /usr/sbin/nginx)
 find_oha "${CACHED_TOOLS:-$target/tools}"
 
 if (($# == 0)); then
@@ -75,34 +74,16 @@ for bin in "$@"; do
   curl -fsS -o /dev/null "${urls[$k]}"
 done
 
-mkdir -p "$work/www" "$work/nginx/tmp"
-cp "$work/variant-0" "$work/www/variant"
+ext=$(curl -fsS -o /dev/null -w '%{content_type}' "${urls[0]}")
+ext=${ext#image/}
+mkdir -p "$work/www"
+cp "$work/variant-0" "$work/www/variant.$ext"
 chmod -R a+rX "$work/www"
-nginx_port=$(free_port)
-cat >"$work/nginx/nginx.conf" <<EOF
-worker_processes $(nproc);
-daemon off;
-pid $work/nginx/nginx.pid;
-error_log $work/nginx/error.log warn;
-events { worker_connections 4096; }
-http {
-    default_type $(curl -fsS -o /dev/null -w '%{content_type}' "${urls[0]}");
-    access_log off;
-    sendfile on;
-    tcp_nopush on;
-    keepalive_requests 1000000;
-    client_body_temp_path $work/nginx/tmp;
-    proxy_temp_path $work/nginx/tmp;
-    fastcgi_temp_path $work/nginx/tmp;
-    uwsgi_temp_path $work/nginx/tmp;
-    scgi_temp_path $work/nginx/tmp;
-    server { listen 127.0.0.1:$nginx_port; root $work/www; etag on; }
-}
-EOF
-"$nginx_bin" -p "$work/nginx" -c "$work/nginx/nginx.conf" &
-pids+=($!)
-for _ in $(seq 50); do curl -fsS -o /dev/null "http://127.0.0.1:$nginx_port/variant" 2>/dev/null && break; sleep 0.1; done
-urls+=("http://127.0.0.1:$nginx_port/variant")
+start_static_nginx "$work/nginx" "$work/www"
+pids+=("$nginx_pid")
+curl -fsS -o "$work/nginx.check" "http://127.0.0.1:$nginx_port/variant.$ext"
+cmp -s "$work/nginx.check" "$work/variant-0" || { echo "nginx serves other bytes than ours" >&2; exit 1; }
+urls+=("http://127.0.0.1:$nginx_port/variant.$ext")
 names+=(nginx)
 echo "variant: ${urls[0]} ($(stat -c%s "$work/variant-0") bytes); wrk and oha, -c $connections, $secs s, $rounds rounds" >&2
 

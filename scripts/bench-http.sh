@@ -237,36 +237,9 @@ chmod -R a+rX "$work/www"
 echo "variant_bytes=$variant_bytes" >>"$out/env.txt"
 echo "variant_type=$ctype" >>"$out/env.txt"
 
-nginx_port=$(free_port)
-mkdir -p "$work/nginx/logs"
-cat >"$work/nginx/nginx.conf" <<EOF
-worker_processes $(nproc);
-daemon off;
-pid $work/nginx/nginx.pid;
-error_log $work/nginx/logs/error.log warn;
-events { worker_connections 4096; }
-http {
-    types { image/webp webp; image/jpeg jpg; image/png png; image/avif avif; }
-    access_log off;
-    sendfile on;
-    tcp_nopush on;
-    keepalive_requests 1000000;
-    client_body_temp_path $work/nginx/tmp;
-    proxy_temp_path $work/nginx/tmp;
-    fastcgi_temp_path $work/nginx/tmp;
-    uwsgi_temp_path $work/nginx/tmp;
-    scgi_temp_path $work/nginx/tmp;
-    server {
-        listen 127.0.0.1:$nginx_port;
-        root $work/www;
-    }
-}
-EOF
-[[ $(id -u) == 0 ]] && sed -i '1i user root;' "$work/nginx/nginx.conf"
-"$nginx_bin" -e "$work/nginx/logs/error.log" -p "$work/nginx" -c "$work/nginx/nginx.conf" &
-pids+=($!)
+start_static_nginx "$work/nginx" "$work/www" || die "nginx did not start"
+pids+=("$nginx_pid")
 nginx_url=http://127.0.0.1:$nginx_port/variant.$ext
-for _ in $(seq 50); do curl -fsS -o /dev/null "$nginx_url" 2>/dev/null && break || sleep 0.1; done
 curl -fsS -o "$work/nginx.check" "$nginx_url" || die "nginx does not answer at $nginx_url"
 cmp -s "$work/nginx.check" "$work/www/variant.$ext" || die "nginx serves other bytes"
 

@@ -52,6 +52,50 @@ find_oha() {
   if "$oha_bin" --help | grep -q -- '--output-format'; then oha_json=(--output-format json); else oha_json=(--json); fi
 }
 
+# Starts nginx ($nginx_bin, else from PATH or /usr/sbin) serving the files of ROOT on a free port of
+# 127.0.0.1, tuned as a static file server is: one worker per core, sendfile, no access log, keep-alive
+# without a request limit. Its config, logs and temporary files go under DIR. Sets nginx_pid and
+# nginx_port; fails when it does not answer within 5 s.
+start_static_nginx() {
+  local dir=$1 root=$2 bin=${nginx_bin:-$(command -v nginx || echo /usr/sbin/nginx)}
+  mkdir -p "$dir/logs" "$dir/tmp"
+  nginx_port=$(free_port)
+  cat >"$dir/nginx.conf" <<EOF
+worker_processes $(nproc);
+daemon off;
+pid $dir/nginx.pid;
+error_log $dir/logs/error.log warn;
+events { worker_connections 4096; }
+http {
+    types { image/webp webp; image/jpeg jpg jpeg; image/png png; image/avif avif; }
+    access_log off;
+    sendfile on;
+    tcp_nopush on;
+    keepalive_requests 1000000;
+    client_body_temp_path $dir/tmp;
+    proxy_temp_path $dir/tmp;
+    fastcgi_temp_path $dir/tmp;
+    uwsgi_temp_path $dir/tmp;
+    scgi_temp_path $dir/tmp;
+    server {
+        listen 127.0.0.1:$nginx_port;
+        root $root;
+    }
+}
+EOF
+  # As root, nginx's workers would run as nobody, who may not read ROOT.
+  if [[ $(id -u) == 0 ]]; then sed -i '1i user root;' "$dir/nginx.conf"; fi
+  "$bin" -e "$dir/logs/error.log" -p "$dir" -c "$dir/nginx.conf" &
+  nginx_pid=$!
+  for _ in $(seq 50); do
+    # Any answer (the root's listing is a 403) means it serves.
+    curl -sS -o /dev/null "http://127.0.0.1:$nginx_port/" 2>/dev/null && return 0
+    sleep 0.1
+  done
+  echo "nginx did not start: $(cat "$dir/logs/error.log" 2>/dev/null)" >&2
+  return 1
+}
+
 # Starts `<bin> serve` on a free port of 127.0.0.1 with a fresh data directory (the embedded deployment),
 # the caller's environment (e.g. `SHUTTERBOX_RATE_LIMIT=… start_shutterbox …`) and its output in
 # <out dir>/server.stdout and server.stderr, and waits until it answers /healthz. Sets server_pid,

@@ -8,22 +8,6 @@ use reqwest::StatusCode;
 
 use crate::helpers::{self, PNG, ServeProcess, TestApp};
 
-/// Sum over every node of the samples of `name` whose labels include each of `labels` (`key="value"`).
-async fn sample(app: &TestApp, name: &str, labels: &[&str]) -> f64 {
-    let mut sum = 0.0;
-    for node in &app.nodes {
-        let text = app.client.get(format!("{node}/metrics")).send().await.unwrap().text().await.unwrap();
-        for line in text.lines().filter(|l| !l.starts_with('#')) {
-            let Some((series, value)) = line.rsplit_once(' ') else { continue };
-            let metric = series.split('{').next().unwrap_or_default();
-            if metric == name && labels.iter().all(|l| series.contains(l)) {
-                sum += value.parse::<f64>().unwrap();
-            }
-        }
-    }
-    sum
-}
-
 #[tokio::test]
 async fn every_response_carries_a_request_id() {
     let app = TestApp::spawn().await;
@@ -68,16 +52,16 @@ async fn metrics_count_requests_by_route_and_status_and_renders_by_format() {
     }
 
     let count = "shutterbox_http_requests_total";
-    assert!(sample(&app, count, &["route=\"listFiles\"", "method=\"GET\"", "status=\"200\""]).await >= 1.0);
-    assert!(sample(&app, count, &["route=\"listFiles\"", "status=\"401\""]).await >= 1.0);
-    assert!(sample(&app, count, &["route=\"confirmUpload\"", "method=\"POST\"", "status=\"200\""]).await >= 1.0);
-    assert!(sample(&app, count, &["route=\"deliverFile\"", "status=\"200\""]).await >= 1.0);
+    assert!(app.metric_sample(count, &["route=\"listFiles\"", "method=\"GET\"", "status=\"200\""]).await >= 1.0);
+    assert!(app.metric_sample(count, &["route=\"listFiles\"", "status=\"401\""]).await >= 1.0);
+    assert!(app.metric_sample(count, &["route=\"confirmUpload\"", "method=\"POST\"", "status=\"200\""]).await >= 1.0);
+    assert!(app.metric_sample(count, &["route=\"deliverFile\"", "status=\"200\""]).await >= 1.0);
     // Unknown paths share one label, so scanners cannot grow the series without bound.
-    assert!(sample(&app, count, &["route=\"other\"", "status=\"404\""]).await >= 3.0);
+    assert!(app.metric_sample(count, &["route=\"other\"", "status=\"404\""]).await >= 3.0);
     let latency = "shutterbox_http_request_duration_seconds_count";
-    assert!(sample(&app, latency, &["route=\"deliverFile\"", "status=\"200\""]).await >= 1.0);
+    assert!(app.metric_sample(latency, &["route=\"deliverFile\"", "status=\"200\""]).await >= 1.0);
     let renders = "shutterbox_render_duration_seconds_count";
-    assert!(sample(&app, renders, &["format=\"webp\"", "outcome=\"ok\""]).await >= 1.0);
+    assert!(app.metric_sample(renders, &["format=\"webp\"", "outcome=\"ok\""]).await >= 1.0);
     for gauge in ["shutterbox_queue_depth", "shutterbox_renders_in_flight", "shutterbox_variant_cache_hits_total"] {
         let text = app.client.get(format!("{}/metrics", app.nodes[0])).send().await.unwrap().text().await.unwrap();
         assert!(text.contains(&format!("# TYPE {gauge} ")), "{gauge} missing");
@@ -122,7 +106,7 @@ async fn a_full_render_queue_answers_503_with_retry_after() {
         }
     }
     assert!(refused >= 1, "eight renders at once with room for one per node");
-    assert!(sample(&app, "shutterbox_renders_rejected_total", &[]).await >= refused as f64);
+    assert!(app.metric_sample("shutterbox_renders_rejected_total", &[]).await >= refused as f64);
     // Once the burst is over the same variants render.
     let (status, _, _) = app.fetch(&format!("{url}?w=601&format=avif")).await;
     assert_eq!(status, StatusCode::OK);

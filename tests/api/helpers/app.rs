@@ -332,6 +332,22 @@ impl TestApp {
         sum
     }
 
+    /// Sum over every API node of the samples of `name` whose labels include each of `labels` (`key="value"`).
+    pub async fn metric_sample(&self, name: &str, labels: &[&str]) -> f64 {
+        let mut sum = 0.0;
+        for node in &self.nodes {
+            let text = self.client.get(format!("{node}/metrics")).send().await.unwrap().text().await.unwrap();
+            for line in text.lines().filter(|l| !l.starts_with('#')) {
+                let Some((series, value)) = line.rsplit_once(' ') else { continue };
+                let metric = series.split('{').next().unwrap_or_default();
+                if metric == name && labels.iter().all(|l| series.contains(l)) {
+                    sum += value.parse::<f64>().unwrap();
+                }
+            }
+        }
+        sum
+    }
+
     /// The value of a counter on `<root>/metrics` of one process.
     pub async fn metric_of(&self, root: &str, name: &str) -> u64 {
         let text = self.client.get(format!("{root}/metrics")).send().await.expect("metrics").text().await.unwrap();
