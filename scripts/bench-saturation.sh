@@ -52,7 +52,8 @@
 #
 # Environment: SAT_SECS (15), SAT_WARMUP (2), SAT_PEER_AVIF_Q (40), SAT_CASES, SAT_CONCURRENCY ("2×cores cores"), SAT_SERVERS
 # ("ours sharp thumbor"), SAT_OURS_BIN (a `shutterbox` binary to run as ours instead of building this
-# checkout: for before/after pairs), SAT_COPIES, SAT_THUMBOR_PROCESSES (cores), SAT_TOOLS, SAT_KEEP=1 (keep the
+# checkout: for before/after pairs), SAT_PERF (a sampling rate, e.g. 999: `perf record` on the server during
+# each measured run, into <out>/LABEL.perf), SAT_COPIES, SAT_THUMBOR_PROCESSES (cores), SAT_TOOLS, SAT_KEEP=1 (keep the
 # temporary directory), CARGO_TARGET_DIR, SHUTTERBOX_CORPUS (<target>/corpus). Fails when a server does not
 # come up, when ours answers anything but 200, or when ours shows a cache hit.
 set -euo pipefail
@@ -142,6 +143,7 @@ settle() {
 
 # --- 1. tools ---------------------------------------------------------------------------------------------
 ensure_tools "bench-saturation.sh" wrk:wrk curl:curl file:file python3:python3 || die "missing tools (above)"
+[[ -z ${SAT_PERF:-} ]] || ensure_tools "bench-saturation.sh" perf:linux-perf || die "SAT_PERF needs perf (above)"
 if ! command -v node >/dev/null || ! command -v npm >/dev/null; then die "needs Node.js 20+ and npm on PATH"; fi
 mkdir -p "$tools"
 if [[ ! -d $tools/sharp/node_modules/sharp ]]; then
@@ -389,7 +391,18 @@ for case in $cases; do
         rejected_before=$(metric shutterbox_renders_rejected_total)
       fi
       ticks_before=$(tree_ticks "$cur_pid")
+      perf_pid=
+      if [[ -n ${SAT_PERF:-} ]]; then
+        # The server's samples over the measured run alone (its threads, not its children: ours and sharp
+        # are one process); `perf report -i <out>/LABEL.perf --sort comm,dso,symbol` reads them.
+        perf record -q -g -F "$SAT_PERF" -p "$cur_pid" -o "$out/$label.perf" 2>/dev/null &
+        perf_pid=$!
+      fi
       wrk_run "$label" "$c" "$secs" "$server" "$prefix" "$stem" "$ext" "$copies" "$format" "$q" "$c"
+      if [[ -n $perf_pid ]]; then
+        kill -INT "$perf_pid" 2>/dev/null || true
+        wait "$perf_pid" 2>/dev/null || true
+      fi
       ticks_after=$(tree_ticks "$cur_pid")
       hwm=$(tree_hwm_kb "$cur_pid")
       renders=''
