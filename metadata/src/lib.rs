@@ -9,8 +9,8 @@ use async_trait::async_trait;
 use shutterbox_model::{AccountName, KeyHash, Scope};
 
 pub use records::{
-    Account, ConfirmOutcome, DeletedFile, FileRecord, FileVariantCount, KeyRecord, NewFile, PendingUpload,
-    VariantRecord, WarmBatch, WarmItemState, WarmProgress,
+    Account, ConfirmOutcome, DeletedFile, FileRecord, KeyRecord, NewFile, PendingUpload, VariantRecord, VariantRoom,
+    WarmBatch, WarmItemState, WarmProgress,
 };
 pub use sql::SqlMetadata;
 
@@ -108,12 +108,10 @@ pub trait MetadataStore: Send + Sync + 'static {
     /// no longer exists (the caller then owns the object and removes it).
     async fn put_variant(&self, variant: &VariantRecord, now_ms: i64) -> Result<bool>;
 
-    /// How many variants the file has stored and whether `digest` is one of them, in one row: what its
-    /// per-file cap weighs each time a variant is kept, without reading every record.
-    async fn file_variant_count(&self, file_id: &str, digest: &str) -> Result<FileVariantCount>;
-
-    /// The file's `limit` least recently used unpinned variants, oldest first: what its cap evicts.
-    async fn least_recent_file_variants(&self, file_id: &str, limit: u64) -> Result<Vec<VariantRecord>>;
+    /// How many variants the file has stored, whether `digest` is one of them, and which unpinned ones would
+    /// go to keep one more within `per_file`, in one query: what its per-file cap weighs each time a
+    /// variant is kept, without reading every record.
+    async fn variant_room(&self, file_id: &str, digest: &str, per_file: u64) -> Result<VariantRoom>;
 
     /// Marks a stored variant as kept in preference (a job or a preset asked for it).
     async fn pin_variant(&self, file_id: &str, digest: &str) -> Result<()>;
@@ -126,8 +124,8 @@ pub trait MetadataStore: Send + Sync + 'static {
     /// most `limit`.
     async fn least_recent_variants(&self, limit: u64) -> Result<Vec<VariantRecord>>;
 
-    /// Forgets a stored variant's record; `false` when there was none.
-    async fn delete_variant(&self, file_id: &str, digest: &str) -> Result<bool>;
+    /// Forgets stored variants' records (one statement per few hundred); returns how many there were.
+    async fn delete_variants(&self, file_id: &str, digests: &[&str]) -> Result<u64>;
 
     /// How many variants are stored, and their bytes.
     async fn variant_totals(&self) -> Result<(u64, u64)>;
@@ -148,12 +146,12 @@ pub trait MetadataStore: Send + Sync + 'static {
     /// A batch of the account and its progress; `None` for an unknown batch or another account's.
     async fn warm_progress(&self, account_id: &str, batch_id: &str) -> Result<Option<WarmProgress>>;
 
-    /// Notes that `object_key` is about to be written before any record refers to it (crash safety: see
-    /// `stale_objects`).
-    async fn begin_object(&self, object_key: &str, now_ms: i64) -> Result<()>;
+    /// Notes that the objects `object_keys` are about to be written or removed before any record refers to
+    /// them or after one no longer does (crash safety: see `stale_objects`); one statement per few hundred.
+    async fn begin_objects(&self, object_keys: &[&str], now_ms: i64) -> Result<()>;
 
-    /// The write of `object_key` is settled: its record exists, or the object was removed.
-    async fn end_object(&self, object_key: &str) -> Result<()>;
+    /// The writes or removals of `object_keys` are settled: their records exist, or the objects are gone.
+    async fn end_objects(&self, object_keys: &[&str]) -> Result<()>;
 
     /// Objects begun before `before_ms` and never settled: their writer stopped between writing the object
     /// and recording it. Oldest first, at most `limit`.

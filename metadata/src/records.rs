@@ -101,13 +101,16 @@ pub struct VariantRecord {
     pub last_access_ms: i64,
 }
 
-/// What a file's per-file variant cap weighs before one more variant is kept.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct FileVariantCount {
+/// What a file's per-file variant cap weighs before one more variant is kept (`MetadataStore::variant_room`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VariantRoom {
     /// The file's stored variants.
     pub stored: u64,
     /// `Some(pinned)` when the variant asked about is one of them.
     pub this: Option<bool>,
+    /// The least recently used unpinned variants, oldest first, that one more would evict: as many as the
+    /// cap is short of room for it, fewer when the file has not that many unpinned ones.
+    pub evictable: Vec<VariantRecord>,
 }
 
 /// What deleting a file removed from the metadata: the objects of all of it are the caller's to remove.

@@ -40,6 +40,16 @@ impl ObjectKey {
     pub fn as_str(&self) -> &str {
         &self.0
     }
+
+    /// Whether this is a rendered variant's key (`files/<id>/v/<digest>`): a cache entry, which the service
+    /// can render again from the original, where every other key holds data.
+    pub fn is_variant(&self) -> bool {
+        let mut segments = self.0.split('/');
+        matches!(
+            (segments.next(), segments.next(), segments.next(), segments.next(), segments.next()),
+            (Some("files"), Some(_), Some("v"), Some(_), None)
+        )
+    }
 }
 
 impl fmt::Display for ObjectKey {
@@ -57,6 +67,19 @@ mod tests {
         assert!(ObjectKey::parse("pending/0193a6c4-7f5e-7b7a-9c1e-2a9f3b1d4e5f").is_ok());
         for bad in ["", "a//b", "../x", "a/../b", "/a", "a/", "A", "a b", "a\\b", "a/.", "%2e"] {
             assert!(ObjectKey::parse(bad).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn only_variant_keys_are_variants() {
+        let id = "0193a6c4-7f5e-7b7a-9c1e-2a9f3b1d4e5f";
+        assert!(ObjectKey::variant(id, "ab12").is_variant());
+        assert!(ObjectKey::parse(&format!("files/{id}/v/ab12")).unwrap().is_variant());
+        for data in [ObjectKey::original(id), ObjectKey::pending(id)] {
+            assert!(!data.is_variant(), "{data}");
+        }
+        for other in ["files/x/v", "files/x/v/d/e", "files/x/w/d", "pending/x/v/d"] {
+            assert!(!ObjectKey::parse(other).unwrap().is_variant(), "{other}");
         }
     }
 }

@@ -1,6 +1,10 @@
 //! The embedded object store: one file per object under `<root>/objects/`, written to `<root>/tmp/` first,
 //! flushed to disk and renamed into place, so a reader never sees half an object and a crash leaves no
-//! partial one. It is also the target of its own presigned uploads (`UploadReceiver`).
+//! partial one. Rendered variants (`ObjectKey::is_variant`) are renamed into place unflushed: they are a
+//! cache the service renders again, and a flush per render costs renders at saturation (BENCHMARKS.md);
+//! the rename still hides a half-written one from readers while the machine runs, and one cut short by a
+//! power loss is caught by its recorded size when read (`Renderer::stored`).
+//! It is also the target of its own presigned uploads (`UploadReceiver`).
 //!
 //! Because an object in place is never written again (a new version is renamed over it, a removal unlinks
 //! it), `get` can map large objects instead of reading them: a mapping keeps the bytes it was made with
@@ -171,9 +175,9 @@ impl ObjectStore for LocalStore {
     async fn put(&self, key: &ObjectKey, bytes: Bytes, _content_type: &str) -> Result<(), StoreError> {
         // One trip to the blocking pool for the whole write (create, write, flush, place), where tokio's
         // file calls take a trip each: a stored variant is one put per render.
-        let (temp, target) = (self.temp_path(), self.path_of(key));
+        let (temp, target, flush) = (self.temp_path(), self.path_of(key), !key.is_variant());
         let written = tokio::task::spawn_blocking(move || {
-            let written = write_whole(&temp, &target, &bytes);
+            let written = write_whole(&temp, &target, &bytes, flush);
             if written.is_err() {
                 let _ = std::fs::remove_file(&temp);
             }
@@ -238,11 +242,14 @@ impl UploadReceiver for LocalStore {
     }
 }
 
-/// Writes `bytes` to `temp`, flushes it to disk and renames it to `target` (creating its directory).
-fn write_whole(temp: &Path, target: &Path, bytes: &[u8]) -> io::Result<()> {
+/// Writes `bytes` to `temp`, flushes it to disk when `flush`, and renames it to `target` (creating its
+/// directory).
+fn write_whole(temp: &Path, target: &Path, bytes: &[u8], flush: bool) -> io::Result<()> {
     let mut file = std::fs::File::create(temp)?;
     io::Write::write_all(&mut file, bytes)?;
-    file.sync_all()?;
+    if flush {
+        file.sync_all()?;
+    }
     drop(file);
     place_file(temp, target)
 }

@@ -56,6 +56,8 @@ pub enum Eviction {
     FileCap,
     /// The store held more bytes than the budget, and it was among the least recent.
     Budget,
+    /// Its object was not the size its record says (`Renderer::stored`).
+    Damaged,
 }
 
 /// What the bounds did, for `/metrics`.
@@ -63,6 +65,7 @@ pub enum Eviction {
 pub struct StoreStats {
     pub evicted_for_file_cap: AtomicU64,
     pub evicted_for_budget: AtomicU64,
+    pub evicted_damaged: AtomicU64,
     /// Rendered and served, but not stored: the file's cap was full of pinned variants.
     pub not_stored: AtomicU64,
     /// Rendered and served, but not stored: the variants already waiting to be stored were over
@@ -74,12 +77,13 @@ pub struct StoreStats {
 }
 
 impl StoreStats {
-    pub(crate) fn evicted(&self, reason: Eviction) {
+    pub(crate) fn evicted(&self, reason: Eviction, count: u64) {
         let counter = match reason {
             Eviction::FileCap => &self.evicted_for_file_cap,
             Eviction::Budget => &self.evicted_for_budget,
+            Eviction::Damaged => &self.evicted_damaged,
         };
-        counter.fetch_add(1, Ordering::Relaxed);
+        counter.fetch_add(count, Ordering::Relaxed);
     }
 }
 

@@ -8,6 +8,7 @@ use std::sync::{Arc, atomic::Ordering};
 use bytes::Bytes;
 use prometheus::{HistogramOpts, HistogramVec};
 use shutterbox_metadata::{FileRecord, MetadataError, MetadataStore, VariantRecord};
+use shutterbox_model::clock::now_ms;
 use shutterbox_pipeline::{PipelineError, RenderOptions, Target, render};
 use shutterbox_storage::{ObjectKey, ObjectStore, StoreError};
 
@@ -124,10 +125,17 @@ impl Renderer {
         self.metadata.as_ref()
     }
 
-    /// The stored variant, if one was kept.
+    /// The stored variant, if one was kept whole. One whose object is not its recorded size (a write cut
+    /// short by a power loss: stores may keep variants unflushed) is evicted, to be rendered and kept again.
     pub async fn stored(&self, key: &VariantKey) -> Result<Option<Variant>, VariantError> {
         let Some(record) = self.metadata.variant(&key.file_id, &key.digest).await? else { return Ok(None) };
-        Ok(self.store.get(&record.object_key).await?.map(|bytes| Variant { bytes, content_type: record.content_type }))
+        let Some(bytes) = self.store.get(&record.object_key).await? else { return Ok(None) };
+        if bytes.len() as u64 != record.size {
+            tracing::warn!(variant = %key, bytes = bytes.len(), recorded = record.size, "a stored variant is damaged; rendering it again");
+            self.evict(&record, Eviction::Damaged, now_ms()).await?;
+            return Ok(None);
+        }
+        Ok(Some(Variant { bytes, content_type: record.content_type }))
     }
 
     /// Renders the variant from the original on a render thread, before the queued renders of a lower
@@ -170,6 +178,10 @@ impl Renderer {
     /// file's least recently used unpinned variants are evicted; when there are none, a `Keep::Cached`
     /// variant is not stored (it was served, and stays in memory) and a pinned one is stored anyway.
     /// Idempotent: a variant recorded already, or a file deleted meanwhile, leaves no object behind.
+    ///
+    /// Five statements when it evicts, four when it does not (a round trip to the database each, which
+    /// at saturation costs more than the SQL): the room, the intents, the evicted records, the record, the
+    /// intents settled.
     pub async fn persist(
         &self,
         key: &VariantKey,
@@ -180,29 +192,34 @@ impl Renderer {
         let pinned = keep == Keep::Pinned;
         // The freshest recency this process knows goes first, so the cap weighs it.
         self.access.flush(self.metadata.as_ref(), now_ms).await;
-        let count = self.metadata.file_variant_count(&key.file_id, &key.digest).await?;
-        if let Some(was_pinned) = count.this {
+        let room = self.metadata.variant_room(&key.file_id, &key.digest, self.bounds.per_file).await?;
+        if let Some(was_pinned) = room.this {
             if pinned && !was_pinned {
                 self.metadata.pin_variant(&key.file_id, &key.digest).await?;
             }
             return Ok(());
         }
-        let over = (count.stored + 1).saturating_sub(self.bounds.per_file);
-        if over > 0 {
-            let evictable = self.metadata.least_recent_file_variants(&key.file_id, over).await?;
-            if (evictable.len() as u64) < over && !pinned {
-                self.store_stats.not_stored.fetch_add(1, Ordering::Relaxed);
-                return Ok(());
-            }
-            for record in &evictable {
-                self.evict(record, Eviction::FileCap, now_ms).await?;
-            }
+        let over = (room.stored + 1).saturating_sub(self.bounds.per_file);
+        if (room.evictable.len() as u64) < over && !pinned {
+            self.store_stats.not_stored.fetch_add(1, Ordering::Relaxed);
+            return Ok(());
         }
 
         let (file_id, digest) = (&key.file_id, key.digest.clone());
         let key: ObjectKey = key.object_key();
-        // Noted first, so a crash between the put and the record leaves nothing the sweep cannot find.
-        self.metadata.begin_object(key.as_str(), now_ms).await?;
+        // Every object to be written or removed noted first, so a crash anywhere after leaves nothing the
+        // sweep cannot find: the new one before it is put, the evicted ones before their records go.
+        let settled: Vec<&str> =
+            std::iter::once(key.as_str()).chain(room.evictable.iter().map(|r| r.object_key.as_str())).collect();
+        self.metadata.begin_objects(&settled, now_ms).await?;
+        if !room.evictable.is_empty() {
+            let digests: Vec<&str> = room.evictable.iter().map(|r| r.digest.as_str()).collect();
+            let evicted = self.metadata.delete_variants(file_id, &digests).await?;
+            self.store_stats.evicted(Eviction::FileCap, evicted);
+            for record in &room.evictable {
+                self.store.delete(&record.object_key).await?;
+            }
+        }
         self.store.put(&key, variant.bytes.clone(), &variant.content_type).await?;
         let record = VariantRecord {
             file_id: file_id.clone(),
@@ -219,7 +236,7 @@ impl Renderer {
                 self.store.delete(&key).await?;
             }
         }
-        self.metadata.end_object(key.as_str()).await?;
+        self.metadata.end_objects(&settled).await?;
         Ok(())
     }
 
@@ -227,12 +244,11 @@ impl Renderer {
     /// store that refuses the delete leaves the object to the sweep, never an object without a record.
     pub async fn evict(&self, record: &VariantRecord, reason: Eviction, now_ms: i64) -> Result<(), VariantError> {
         let key = record.object_key.as_str();
-        self.metadata.begin_object(key, now_ms).await?;
-        if self.metadata.delete_variant(&record.file_id, &record.digest).await? {
-            self.store_stats.evicted(reason);
-        }
+        self.metadata.begin_objects(&[key], now_ms).await?;
+        let evicted = self.metadata.delete_variants(&record.file_id, &[&record.digest]).await?;
+        self.store_stats.evicted(reason, evicted);
         self.store.delete(&record.object_key).await?;
-        self.metadata.end_object(key).await?;
+        self.metadata.end_objects(&[key]).await?;
         Ok(())
     }
 }

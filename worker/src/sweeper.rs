@@ -3,7 +3,7 @@
 //! - Expired pending uploads: their object under `pending/` (bytes PUT but never confirmed) and their row.
 //!   Rows of confirmed uploads go too, so a repeated confirm answers 404 once its upload has expired.
 //! - Stale intents: every write of an object that a record will refer to (a confirm's copy, a stored
-//!   variant) is noted first (`MetadataStore::begin_object`) and settled after. An intent older than the
+//!   variant) is noted first (`MetadataStore::begin_objects`) and settled after. An intent older than the
 //!   grace period means the writer stopped in between; the object is deleted unless a record refers to it.
 //!
 //! - Stored variants over the byte budget: the least recently used go, unpinned first (`Variants::trim`).
@@ -89,7 +89,7 @@ impl Sweeper {
                     self.store.delete(&key).await?;
                     report.orphaned_objects += 1;
                 }
-                self.metadata.end_object(object_key).await?;
+                self.metadata.end_objects(&[object_key]).await?;
             }
             if (stale.len() as u64) < BATCH {
                 break;

@@ -101,6 +101,7 @@ pub fn store_metrics(out: &mut String, stats: &StoreStats) {
          # TYPE shutterbox_variant_evictions_total counter\n\
          shutterbox_variant_evictions_total{{reason=\"file_cap\"}} {}\n\
          shutterbox_variant_evictions_total{{reason=\"budget\"}} {}\n\
+         shutterbox_variant_evictions_total{{reason=\"damaged\"}} {}\n\
          # HELP shutterbox_variants_not_stored_total Variants served but not stored: their file's cap was full of pinned ones.\n\
          # TYPE shutterbox_variants_not_stored_total counter\nshutterbox_variants_not_stored_total {}\n\
          # HELP shutterbox_variants_store_backlog_skipped_total Variants served but not stored: the variants waiting to be stored were over their byte bound.\n\
@@ -109,6 +110,7 @@ pub fn store_metrics(out: &mut String, stats: &StoreStats) {
         load(&stats.stored_bytes),
         load(&stats.evicted_for_file_cap),
         load(&stats.evicted_for_budget),
+        load(&stats.evicted_damaged),
         load(&stats.not_stored),
         load(&stats.not_stored_backlog),
     );

@@ -1,18 +1,33 @@
 //! Object intents: writes noted before their record exists, so the sweep can find what a crash left.
 
-use super::{SqlMetadata, as_i64, count, text};
+use super::{LIST_CHUNK, SqlMetadata, as_i64, count, placeholders, text};
 use crate::Result;
-pub(super) async fn begin_object(db: &SqlMetadata, object_key: &str, now_ms: i64) -> Result<()> {
-    sqlx::query("INSERT INTO object_intents (object_key, created_at) VALUES ($1, $2) ON CONFLICT DO NOTHING")
-        .bind(object_key)
-        .bind(now_ms)
-        .execute(&db.pool)
-        .await?;
+
+pub(super) async fn begin_objects(db: &SqlMetadata, object_keys: &[&str], now_ms: i64) -> Result<()> {
+    for chunk in object_keys.chunks(LIST_CHUNK) {
+        let rows: Vec<String> = (0..chunk.len()).map(|i| format!("(${}, $1)", i + 2)).collect();
+        let sql = format!(
+            "INSERT INTO object_intents (object_key, created_at) VALUES {} ON CONFLICT DO NOTHING",
+            rows.join(", ")
+        );
+        let mut query = sqlx::query(sqlx::AssertSqlSafe(sql)).bind(now_ms);
+        for key in chunk {
+            query = query.bind(*key);
+        }
+        query.execute(&db.pool).await?;
+    }
     Ok(())
 }
 
-pub(super) async fn end_object(db: &SqlMetadata, object_key: &str) -> Result<()> {
-    sqlx::query("DELETE FROM object_intents WHERE object_key = $1").bind(object_key).execute(&db.pool).await?;
+pub(super) async fn end_objects(db: &SqlMetadata, object_keys: &[&str]) -> Result<()> {
+    for chunk in object_keys.chunks(LIST_CHUNK) {
+        let sql = format!("DELETE FROM object_intents WHERE object_key IN ({})", placeholders(1, chunk.len()));
+        let mut query = sqlx::query(sqlx::AssertSqlSafe(sql));
+        for key in chunk {
+            query = query.bind(*key);
+        }
+        query.execute(&db.pool).await?;
+    }
     Ok(())
 }
 

@@ -21,8 +21,8 @@ use sqlx::{
 };
 
 use crate::{
-    Account, ConfirmOutcome, DeletedFile, FileRecord, FileVariantCount, KeyRecord, MetadataError, MetadataStore,
-    NewFile, PendingUpload, Result, VariantRecord, WarmBatch, WarmItemState, WarmProgress,
+    Account, ConfirmOutcome, DeletedFile, FileRecord, KeyRecord, MetadataError, MetadataStore, NewFile, PendingUpload,
+    Result, VariantRecord, VariantRoom, WarmBatch, WarmItemState, WarmProgress,
 };
 
 /// Migrations are compiled in, so the binary needs no files beside it.
@@ -171,6 +171,15 @@ fn findable(text: &str) -> bool {
     !text.contains('\0')
 }
 
+/// Rows or keys per statement of the statements that take a list (at most 2 parameters each, well under
+/// SQLite's 32,766).
+const LIST_CHUNK: usize = 500;
+
+/// `$first, $first+1, …` for `n` parameters: an `IN (…)` list both SQLite and PostgreSQL accept.
+fn placeholders(first: usize, n: usize) -> String {
+    (first..first + n).map(|i| format!("${i}")).collect::<Vec<_>>().join(", ")
+}
+
 fn as_i64(n: u64) -> i64 {
     i64::try_from(n).unwrap_or(i64::MAX)
 }
@@ -252,12 +261,8 @@ impl MetadataStore for SqlMetadata {
         variants::put_variant(self, variant, now_ms).await
     }
 
-    async fn file_variant_count(&self, file_id: &str, digest: &str) -> Result<FileVariantCount> {
-        variants::file_variant_count(self, file_id, digest).await
-    }
-
-    async fn least_recent_file_variants(&self, file_id: &str, limit: u64) -> Result<Vec<VariantRecord>> {
-        variants::least_recent_file_variants(self, file_id, limit).await
+    async fn variant_room(&self, file_id: &str, digest: &str, per_file: u64) -> Result<VariantRoom> {
+        variants::variant_room(self, file_id, digest, per_file).await
     }
 
     async fn pin_variant(&self, file_id: &str, digest: &str) -> Result<()> {
@@ -272,8 +277,8 @@ impl MetadataStore for SqlMetadata {
         variants::least_recent_variants(self, limit).await
     }
 
-    async fn delete_variant(&self, file_id: &str, digest: &str) -> Result<bool> {
-        variants::delete_variant(self, file_id, digest).await
+    async fn delete_variants(&self, file_id: &str, digests: &[&str]) -> Result<u64> {
+        variants::delete_variants(self, file_id, digests).await
     }
 
     async fn variant_totals(&self) -> Result<(u64, u64)> {
@@ -300,12 +305,12 @@ impl MetadataStore for SqlMetadata {
         warm::warm_progress(self, account_id, batch_id).await
     }
 
-    async fn begin_object(&self, object_key: &str, now_ms: i64) -> Result<()> {
-        intents::begin_object(self, object_key, now_ms).await
+    async fn begin_objects(&self, object_keys: &[&str], now_ms: i64) -> Result<()> {
+        intents::begin_objects(self, object_keys, now_ms).await
     }
 
-    async fn end_object(&self, object_key: &str) -> Result<()> {
-        intents::end_object(self, object_key).await
+    async fn end_objects(&self, object_keys: &[&str]) -> Result<()> {
+        intents::end_objects(self, object_keys).await
     }
 
     async fn stale_objects(&self, before_ms: i64, limit: u64) -> Result<Vec<String>> {

@@ -1,11 +1,10 @@
 //! Rendered variants kept in the object store, by file and digest: the records, and what their bounds
 //! weigh (per-file count, total bytes, last access, pinned).
 
-use super::{SqlMetadata, VARIANT_COLUMNS, as_i64, count, findable, variant_of};
-use crate::{FileVariantCount, Result, VariantRecord};
+use sqlx::Row;
 
-/// Variants touched per statement (2 parameters each, well under SQLite's 32,766).
-const TOUCHES_PER_UPDATE: usize = 500;
+use super::{LIST_CHUNK, SqlMetadata, VARIANT_COLUMNS, as_i64, count, findable, placeholders, variant_of};
+use crate::{MetadataError, Result, VariantRecord, VariantRoom};
 
 pub(super) async fn variant(db: &SqlMetadata, file_id: &str, digest: &str) -> Result<Option<VariantRecord>> {
     if !findable(file_id) {
@@ -35,40 +34,40 @@ pub(super) async fn put_variant(db: &SqlMetadata, variant: &VariantRecord, now_m
     Ok(inserted == 1)
 }
 
-pub(super) async fn file_variant_count(db: &SqlMetadata, file_id: &str, digest: &str) -> Result<FileVariantCount> {
+pub(super) async fn variant_room(db: &SqlMetadata, file_id: &str, digest: &str, per_file: u64) -> Result<VariantRoom> {
     if !findable(file_id) {
-        return Ok(FileVariantCount { stored: 0, this: None });
+        return Ok(VariantRoom { stored: 0, this: None, evictable: Vec::new() });
     }
-    // `this`: 0 when `digest` is not stored, else 1 + its `pinned` (0 or 1).
-    let row = sqlx::query(
-        "SELECT COUNT(*) AS n, CAST(COALESCE(MAX(CASE WHEN digest = $2 THEN 1 + pinned END), 0) AS BIGINT) AS this \
-         FROM variants WHERE file_id = $1",
-    )
-    .bind(file_id)
-    .bind(digest)
-    .fetch_one(&db.pool)
-    .await?;
-    let this = match count(&row, "this")? {
+    // One row of counts (`this`: 0 when `digest` is not stored, else 1 + its `pinned`), joined with as many
+    // of the oldest unpinned variants as one more would put over `per_file` ($3); NULLs when none.
+    let sql = format!(
+        "SELECT counts.n, counts.this, oldest.* FROM \
+         (SELECT COUNT(*) AS n, CAST(COALESCE(MAX(CASE WHEN digest = $2 THEN 1 + pinned END), 0) AS BIGINT) AS this \
+          FROM variants WHERE file_id = $1) AS counts \
+         LEFT JOIN (SELECT {VARIANT_COLUMNS} FROM variants WHERE file_id = $1 AND pinned = 0 \
+          ORDER BY last_access_at, digest \
+          LIMIT (SELECT CASE WHEN COUNT(*) + 1 > $3 THEN COUNT(*) + 1 - $3 ELSE 0 END FROM variants WHERE file_id = $1)) \
+         AS oldest ON 1 = 1 \
+         ORDER BY oldest.last_access_at, oldest.digest"
+    );
+    let rows = sqlx::query(sqlx::AssertSqlSafe(sql))
+        .bind(file_id)
+        .bind(digest)
+        .bind(as_i64(per_file))
+        .fetch_all(&db.pool)
+        .await?;
+    let Some(first) = rows.first() else { return Err(MetadataError::Corrupt("no count of a file's variants".into())) };
+    let this = match count(first, "this")? {
         0 => None,
         state => Some(state > 1),
     };
-    Ok(FileVariantCount { stored: count(&row, "n")?, this })
-}
-
-pub(super) async fn least_recent_file_variants(
-    db: &SqlMetadata,
-    file_id: &str,
-    limit: u64,
-) -> Result<Vec<VariantRecord>> {
-    if !findable(file_id) {
-        return Ok(Vec::new());
+    let mut evictable = Vec::new();
+    for row in &rows {
+        if row.try_get::<Option<String>, _>("digest")?.is_some() {
+            evictable.push(variant_of(row)?);
+        }
     }
-    let sql = format!(
-        "SELECT {VARIANT_COLUMNS} FROM variants WHERE file_id = $1 AND pinned = 0 \
-         ORDER BY last_access_at, digest LIMIT $2"
-    );
-    let rows = sqlx::query(sqlx::AssertSqlSafe(sql)).bind(file_id).bind(as_i64(limit)).fetch_all(&db.pool).await?;
-    rows.iter().map(variant_of).collect()
+    Ok(VariantRoom { stored: count(first, "n")?, this, evictable })
 }
 
 pub(super) async fn pin_variant(db: &SqlMetadata, file_id: &str, digest: &str) -> Result<()> {
@@ -81,7 +80,7 @@ pub(super) async fn pin_variant(db: &SqlMetadata, file_id: &str, digest: &str) -
 }
 
 pub(super) async fn touch_variants(db: &SqlMetadata, keys: &[(String, String)], now_ms: i64) -> Result<()> {
-    for chunk in keys.chunks(TOUCHES_PER_UPDATE) {
+    for chunk in keys.chunks(LIST_CHUNK) {
         // `(file_id = $2 AND digest = $3) OR …`: row values in IN lists are not portable to every SQLite.
         let matches: Vec<String> =
             (0..chunk.len()).map(|i| format!("(file_id = ${} AND digest = ${})", 2 + 2 * i, 3 + 2 * i)).collect();
@@ -103,14 +102,17 @@ pub(super) async fn least_recent_variants(db: &SqlMetadata, limit: u64) -> Resul
     rows.iter().map(variant_of).collect()
 }
 
-pub(super) async fn delete_variant(db: &SqlMetadata, file_id: &str, digest: &str) -> Result<bool> {
-    let deleted = sqlx::query("DELETE FROM variants WHERE file_id = $1 AND digest = $2")
-        .bind(file_id)
-        .bind(digest)
-        .execute(&db.pool)
-        .await?
-        .rows_affected();
-    Ok(deleted == 1)
+pub(super) async fn delete_variants(db: &SqlMetadata, file_id: &str, digests: &[&str]) -> Result<u64> {
+    let mut deleted = 0;
+    for chunk in digests.chunks(LIST_CHUNK) {
+        let sql = format!("DELETE FROM variants WHERE file_id = $1 AND digest IN ({})", placeholders(2, chunk.len()));
+        let mut query = sqlx::query(sqlx::AssertSqlSafe(sql)).bind(file_id);
+        for digest in chunk {
+            query = query.bind(*digest);
+        }
+        deleted += query.execute(&db.pool).await?.rows_affected();
+    }
+    Ok(deleted)
 }
 
 pub(super) async fn variant_totals(db: &SqlMetadata) -> Result<(u64, u64)> {
