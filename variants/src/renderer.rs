@@ -132,7 +132,11 @@ impl Renderer {
         let Some(bytes) = self.store.get(&record.object_key).await? else { return Ok(None) };
         if bytes.len() as u64 != record.size {
             tracing::warn!(variant = %key, bytes = bytes.len(), recorded = record.size, "a stored variant is damaged; rendering it again");
-            self.evict(&record, Eviction::Damaged, now_ms()).await?;
+            // Rendered either way; an eviction that fails leaves its note to the sweep and the record to the
+            // next read.
+            if let Err(e) = self.evict(&record, Eviction::Damaged, now_ms()).await {
+                tracing::warn!(error = %e, variant = %key, "could not evict a damaged stored variant");
+            }
             return Ok(None);
         }
         Ok(Some(Variant { bytes, content_type: record.content_type }))
