@@ -129,11 +129,17 @@ fn gray_plane(image: &DynamicImage) -> Option<Cow<'_, GrayImage>> {
     }
 }
 
-fn encode_jpeg(image: &DynamicImage, quality: u8) -> Result<Vec<u8>, PipelineError> {
+/// libjpeg-turbo's compressor with the settings every JPEG gets (the module's documentation).
+fn jpeg_compressor(quality: u8, subsamp: turbojpeg::Subsamp) -> Result<turbojpeg::Compressor, PipelineError> {
     let mut compressor = turbojpeg::Compressor::new().map_err(PipelineError::internal)?;
-    compressor.set_quality(i32::from(quality)).map_err(PipelineError::internal)?;
+    compressor.set_quality(i32::from(quality.clamp(1, 100))).map_err(PipelineError::internal)?;
     compressor.set_optimize(true).map_err(PipelineError::internal)?;
     compressor.set_progressive(false).map_err(PipelineError::internal)?;
+    compressor.set_subsamp(subsamp).map_err(PipelineError::internal)?;
+    Ok(compressor)
+}
+
+fn encode_jpeg(image: &DynamicImage, quality: u8) -> Result<Vec<u8>, PipelineError> {
     let gray = gray_plane(image);
     let rgb;
     let (pixels, width, height, format, subsamp) = match &gray {
@@ -145,10 +151,74 @@ fn encode_jpeg(image: &DynamicImage, quality: u8) -> Result<Vec<u8>, PipelineErr
             (rgb.as_raw(), rgb.width(), rgb.height(), turbojpeg::PixelFormat::RGB, turbojpeg::Subsamp::Sub2x2)
         }
     };
-    compressor.set_subsamp(subsamp).map_err(PipelineError::internal)?;
+    let mut compressor = jpeg_compressor(quality, subsamp)?;
     let (width, height) = (width as usize, height as usize);
     let image = turbojpeg::Image { pixels: pixels.as_slice(), width, pitch: width * format.size(), height, format };
     compressor.compress_to_vec(image).map_err(PipelineError::internal)
+}
+
+/// A 4:2:0 picture in JFIF's full-range YCbCr, in libjpeg-turbo's plane layout (`align` 1): luma at
+/// `width × height` rounded up to even sides (an odd side's extra column or row repeats the last), then
+/// each chroma plane at half that.
+pub(crate) struct Yuv420<'a> {
+    pub pixels: &'a [u8],
+    pub width: u32,
+    pub height: u32,
+}
+
+/// The three planes of a picture: luma, Cb, Cr.
+pub(crate) type Planes<'a> = (&'a [u8], &'a [u8], &'a [u8]);
+
+impl Yuv420<'_> {
+    /// The luma plane's sides (even), and the planes; `None` when `pixels` is not that layout.
+    fn planes(&self) -> Option<((usize, usize), Planes<'_>)> {
+        let luma = ((self.width as usize).next_multiple_of(2), (self.height as usize).next_multiple_of(2));
+        let (luma_len, chroma_len) = (luma.0 * luma.1, luma.0 * luma.1 / 4);
+        if self.pixels.len() != luma_len + 2 * chroma_len {
+            return None;
+        }
+        let (y, chroma) = self.pixels.split_at(luma_len);
+        let (u, v) = chroma.split_at(chroma_len);
+        Some((luma, (y, u, v)))
+    }
+}
+
+/// Encodes a 4:2:0 picture straight from its planes as a JPEG or a WebP at `quality`, with the settings
+/// `encode` uses for either: no conversion to RGB and back, and chroma as the planes hold it. Other
+/// formats are not 4:2:0 here and are an internal error.
+pub(crate) fn encode_yuv420(picture: &Yuv420<'_>, format: OutputFormat, quality: u8) -> Result<Vec<u8>, PipelineError> {
+    check_size(format, picture.width, picture.height)?;
+    let layout = || PipelineError::Internal("unexpected YUV plane layout".into());
+    match format {
+        OutputFormat::Jpeg => {
+            picture.planes().ok_or_else(layout)?;
+            let mut compressor = jpeg_compressor(quality, turbojpeg::Subsamp::Sub2x2)?;
+            let (width, height) = (picture.width as usize, picture.height as usize);
+            let image = turbojpeg::YuvImage {
+                pixels: picture.pixels,
+                width,
+                align: 1,
+                height,
+                subsamp: turbojpeg::Subsamp::Sub2x2,
+            };
+            compressor.compress_yuv_to_vec(image).map_err(PipelineError::internal)
+        }
+        OutputFormat::Webp => {
+            let (luma, planes) = picture.planes().ok_or_else(layout)?;
+            crate::webp_yuv::encode(planes, luma.0, picture.width, picture.height, quality)
+        }
+        other => Err(PipelineError::Internal(format!("{} is not encoded from 4:2:0 planes", other.name()))),
+    }
+}
+
+/// `OutputTooLarge` when `format` cannot store a `width × height` image.
+fn check_size(format: OutputFormat, width: u32, height: u32) -> Result<(), PipelineError> {
+    match format.max_side() {
+        Some(max_side) if width > max_side || height > max_side => {
+            Err(PipelineError::OutputTooLarge { format, width, height, max_side })
+        }
+        _ => Ok(()),
+    }
 }
 
 /// Encodes `image` as `format`; `quality` (1–100) applies to the lossy formats. Every pixel layout the
@@ -157,11 +227,7 @@ fn encode_jpeg(image: &DynamicImage, quality: u8) -> Result<Vec<u8>, PipelineErr
 pub fn encode(image: &DynamicImage, format: OutputFormat, quality: u8) -> Result<Vec<u8>, PipelineError> {
     let quality = quality.clamp(1, 100);
     let (width, height) = (image.width(), image.height());
-    if let Some(max_side) = format.max_side()
-        && (width > max_side || height > max_side)
-    {
-        return Err(PipelineError::OutputTooLarge { format, width, height, max_side });
-    }
+    check_size(format, width, height)?;
     let image = encodable(image, format);
     let image = image.as_ref();
     match format {

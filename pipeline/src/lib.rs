@@ -29,6 +29,7 @@ pub mod samples;
 mod split_jpeg;
 #[cfg(test)]
 mod test_jpeg;
+mod webp_yuv;
 
 pub use decode::SourceFormat;
 pub use encode::OutputFormat;

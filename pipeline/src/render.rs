@@ -6,10 +6,10 @@
 //! - *Shrink-on-load* (`shrink_on_load`): when a JPEG is about to be scaled down at least 2×, it is
 //!   decoded at 1/2, 1/4 or 1/8 size and the resize starts from there, as libvips does. The resize plan is
 //!   still computed from the full-size geometry, so output sizes are exactly sharp's.
-//! - *Planar JPEG* (`crate::planar`): a 4:2:0 JPEG only resized into a JPEG stays in YCbCr planes from
-//!   decoder to encoder, skipping two colour conversions and resampling chroma at half size. Resized
-//!   for anything else (WebP, blur, gray…), it is decoded and resized in planes and converted to RGB at
-//!   the output size (`planar::resized_rgb`), where its chroma holds the detail the output needs.
+//! - *Planar JPEG* (`crate::planar`): a 4:2:0 JPEG only resized into a JPEG or a WebP stays in YCbCr
+//!   planes from decoder to encoder, skipping two colour conversions and resampling chroma at half size.
+//!   Resized for anything else (PNG, blur, gray…), it is decoded and resized in planes and converted to
+//!   RGB at the output size (`planar::resized_rgb`), where its chroma holds the detail the output needs.
 //! - *Gray first*: gray is a fixed linear mix of the channels, and blur is linear and works per channel,
 //!   so gray(blur(x)) = blur(gray(x)) up to rounding; with `gray` and no `sharp` (the unsharp mask's
 //!   threshold is not linear) gray runs right after the resize, and the blur handles one channel, not
@@ -121,7 +121,7 @@ pub fn choose_auto_format(source: SourceFormat) -> OutputFormat {
     }
 }
 
-fn source_output(source: SourceFormat) -> OutputFormat {
+pub(crate) fn source_output(source: SourceFormat) -> OutputFormat {
     match source {
         SourceFormat::Jpeg => OutputFormat::Jpeg,
         SourceFormat::Png | SourceFormat::Bmp => OutputFormat::Png,

@@ -6,6 +6,8 @@
 //! - `every_width_and_height_renders_for_every_jpeg_subsampling`: exhaustive `w` and `h` sweeps (every
 //!   value from 1 to a band past each side), and a `w`×`h` box of every fit at each width, for each JPEG
 //!   subsampling on three source shapes, into JPEG (the planar path for 4:2:0, the general one otherwise).
+//! - `every_width_and_height_of_a_420_jpeg_renders_into_webp`: the same sweeps of a 4:2:0 JPEG into WebP
+//!   (the planar path's other encoder).
 //! - `every_width_and_height_renders_in_every_output_format`: the same sweeps, smaller, into PNG, WebP,
 //!   TIFF, GIF and AVIF, from a JPEG and from a PNG with alpha.
 //! - `seeded_random_requests_on_every_kind_of_upload`: every `SampleKind` (41: JPEG subsamplings, codings and
@@ -50,35 +52,58 @@ const JPEG: Target = Target::Format(OutputFormat::Jpeg);
 const OTHER_FORMATS: [OutputFormat; 5] =
     [OutputFormat::Png, OutputFormat::Webp, OutputFormat::Tiff, OutputFormat::Gif, OutputFormat::Avif];
 
+/// How far past each side the sweeps go (no enlargement there: the plan caps at the source).
+const BAND: u32 = 40;
+
+/// Every `w` and every `h` from 1 to `BAND` past each side of `source` into `target`, and a `w`×`h` box of
+/// every fit at each width, its height drawn from `random`; at explicit qualities and the default one.
+fn width_and_height_sweeps<'a>(
+    source: &'a Source,
+    target: Target,
+    random: &mut Seeded,
+) -> Vec<(&'a Source, String, Target)> {
+    let Size { width, height } = source.upright;
+    let mut cases = Vec::new();
+    for w in 1..=width + BAND {
+        cases.push((source, format!("w={w}&q=80"), target));
+        let h = random.between(1, height + BAND);
+        let fit = FITS[w as usize % FITS.len()];
+        cases.push((source, format!("w={w}&h={h}&fit={fit}&q=75"), target));
+    }
+    for h in 1..=height + BAND {
+        cases.push((source, format!("h={h}"), target));
+    }
+    cases
+}
+
 #[test]
 fn every_width_and_height_renders_for_every_jpeg_subsampling() {
     /// Landscape, portrait and a thin panorama, odd sides. (The 1200×800 photo whose widths failed is
     /// swept over HTTP, `tests/api/transform.rs`, and its windows in `planar`'s unit tests.)
     const SHAPES: [(u32, u32); 3] = [(641, 427), (301, 1001), (1001, 67)];
-    /// How far past each side the sweeps go (no enlargement there: the plan caps at the source).
-    const BAND: u32 = 40;
     let mut sources = Vec::new();
     for kind in SampleKind::JPEG_SUBSAMPLINGS {
         for (i, &(w, h)) in SHAPES.iter().enumerate() {
             sources.push(source(kind, w, h, i as u64));
         }
     }
-    let mut cases = Vec::new();
     let mut random = Seeded(0x5eed_0001);
-    for source in &sources {
-        let Size { width, height } = source.upright;
-        for w in 1..=width + BAND {
-            cases.push((source, format!("w={w}&q=80"), JPEG));
-            // A box of every fit at each width, its height drawn at random.
-            let h = random.between(1, height + BAND);
-            let fit = FITS[w as usize % FITS.len()];
-            cases.push((source, format!("w={w}&h={h}&fit={fit}&q=75"), JPEG));
-        }
-        for h in 1..=height + BAND {
-            cases.push((source, format!("h={h}&q=80"), JPEG));
-        }
-    }
+    let cases = sources.iter().flat_map(|source| width_and_height_sweeps(source, JPEG, &mut random)).collect();
     run_all(cases, "w/h sweeps over JPEG subsamplings");
+}
+
+#[test]
+fn every_width_and_height_of_a_420_jpeg_renders_into_webp() {
+    // The planar path encodes these from YCbCr planes (odd sides leave a half chroma sample at the edge):
+    // the sweeps above on smaller odd shapes (the windows' arithmetic is swept on every shape by
+    // `planar`'s unit tests), into WebP.
+    const SHAPES: [(u32, u32); 2] = [(301, 201), (67, 501)];
+    let sources: Vec<Source> =
+        SHAPES.iter().enumerate().map(|(i, &(w, h))| source(SampleKind::Jpeg420, w, h, 10 + i as u64)).collect();
+    let webp = Target::Format(OutputFormat::Webp);
+    let mut random = Seeded(0x5eed_0003);
+    let cases = sources.iter().flat_map(|source| width_and_height_sweeps(source, webp, &mut random)).collect();
+    run_all(cases, "w/h sweeps of a 4:2:0 JPEG into WebP");
 }
 
 #[test]
