@@ -19,6 +19,8 @@ Needs: cargo, node with sharp installed in --sharp-dir (scripts/bench-compare.sh
 qualities 30–90 and ours at 40–90, each point's SSIM against the same reference, and for each of ours the
 SSIM sharp reaches at the same bytes (interpolated on log bytes between its two nearest points). A
 positive difference means ours gives more SSIM per byte, at that byte count, than sharp can.
+`--avif-encoder-curve` gives both encoders sharp's resize (the reference PNG) instead, so it compares the
+AVIF encoders alone, and prints how far our resize alone is from sharp's.
 """
 
 import argparse
@@ -86,7 +88,10 @@ def ssim(reference: np.ndarray, candidate: np.ndarray) -> float:
     return float(structural_similarity(reference, candidate, data_range=255, channel_axis=2))
 
 
-def avif_curve(corpus: pathlib.Path, sharp_dir: pathlib.Path, box: int) -> None:
+def avif_curve(corpus: pathlib.Path, sharp_dir: pathlib.Path, box: int, same_input: bool) -> None:
+    """Ours against sharp's AVIF curve. `same_input`: both encoders are given sharp's resize (the
+    reference PNG) with no resize of their own, which measures the encoders alone; the line above each
+    source's rows gives how far our resize alone is from sharp's."""
     sources = ["photo-4000x3000.jpg", "photo-1200x800.jpg"]
     print(f"| source → AVIF, box {box} | encoder | q | bytes | SSIM | sharp's SSIM at these bytes | difference |")
     print("|---|---|---:|---:|---:|---:|---:|")
@@ -98,17 +103,27 @@ def avif_curve(corpus: pathlib.Path, sharp_dir: pathlib.Path, box: int) -> None:
             reference_file = tmp / "reference.png"
             sharp_run(sharp_dir, source, f"{resize}.png()", reference_file)
             reference = load(reference_file, False)
+            if same_input:
+                ours_resize = tmp / "ours-resize.png"
+                ours_run(source, f"w={box}&h={box}&fit=inside", "png", ours_resize)
+                print(f"| {name}: our resize alone | | | | {ssim(reference, load(ours_resize, False)):.4f} | | |")
             curve = []
             for q in range(30, 95, 5):
                 out = tmp / f"sharp-{q}.avif"
-                sharp_run(sharp_dir, source, f"{resize}.avif({{quality: {q}}})", out)
+                if same_input:
+                    sharp_run(sharp_dir, reference_file, f"s.avif({{quality: {q}}})", out)
+                else:
+                    sharp_run(sharp_dir, source, f"{resize}.avif({{quality: {q}}})", out)
                 curve.append((out.stat().st_size, ssim(reference, load(out, False)), q))
             curve.sort()
             for size, value, q in curve:
                 print(f"| {name} | sharp | {q} | {size} | {value:.4f} | | |")
             for q in range(40, 95, 5):
                 out = tmp / f"ours-{q}.avif"
-                ours_run(source, f"w={box}&h={box}&fit=inside&q={q}", "avif", out)
+                if same_input:
+                    ours_run(reference_file, f"q={q}", "avif", out)
+                else:
+                    ours_run(source, f"w={box}&h={box}&fit=inside&q={q}", "avif", out)
                 size, value = out.stat().st_size, ssim(reference, load(out, False))
                 at = sharp_at(curve, size)
                 shown = "" if at is None else f"{at:.4f} | {value - at:+.4f}"
@@ -131,10 +146,12 @@ def main() -> None:
     parser.add_argument("--sharp-dir", default=str(ROOT / "target/sharp-bench"))
     parser.add_argument("--avif-q", type=int, nargs="*", default=[])
     parser.add_argument("--avif-curve", type=int, metavar="BOX", help="AVIF against sharp's curve, box BOX")
+    parser.add_argument("--avif-encoder-curve", type=int, metavar="BOX",
+                        help="the same with both encoders given sharp's resize: the encoders alone")
     args = parser.parse_args()
-    corpus, sharp_dir = pathlib.Path(args.corpus), pathlib.Path(args.sharp_dir)
-    if args.avif_curve:
-        avif_curve(corpus, sharp_dir, args.avif_curve)
+    corpus, sharp_dir = pathlib.Path(args.corpus).resolve(), pathlib.Path(args.sharp_dir).resolve()
+    if args.avif_curve or args.avif_encoder_curve:
+        avif_curve(corpus, sharp_dir, args.avif_curve or args.avif_encoder_curve, bool(args.avif_encoder_curve))
         return
 
     print("| operation | ours q | ours bytes | ours SSIM | sharp bytes | sharp SSIM | bytes ours/sharp |")
