@@ -11,9 +11,10 @@
 //!
 //! It applies only where nothing else happens to the pixels: a baseline 4:2:0 YCbCr JPEG with no EXIF
 //! rotation, resized (`w`/`h` with `fit` other than a padded `contain`) with no other operation, to a JPEG
-//! or a WebP (named, the source's own format, or `auto`'s choice) at an explicit `q`. Everything else goes the general way, whose first steps (decode, resize) are still
-//! done here in planes when the resize is the first change of scale (`resized_rgb`): each plane resized
-//! to the output size, then converted to RGB for the steps that follow.
+//! or a WebP (named, the source's own format, or `auto`'s choice) at an explicit `q`. Everything else goes
+//! the general way, whose first steps (decode, resize) are still done here in planes when the resize is
+//! the first change of scale (`resized_rgb`): each plane resized to the output size, then converted to
+//! RGB for the steps that follow.
 //!
 //! Decoding at 1/4 or 1/8 goes through `split_jpeg` (entropy decoding on two threads) where the file allows,
 //! else libjpeg-turbo.
@@ -473,6 +474,11 @@ mod tests {
         planar_as(source, query, Target::Source)
     }
 
+    fn planar_as_result(source: &[u8], query: &str, target: Target) -> Result<Rendered, PipelineError> {
+        render(source, &Transform::from_query(query).unwrap(), target, &RenderOptions::default())
+            .unwrap_or_else(|| panic!("{query} as {target:?} qualifies"))
+    }
+
     fn planar_as(source: &[u8], query: &str, target: Target) -> Option<Rendered> {
         render(source, &Transform::from_query(query).unwrap(), target, &RenderOptions::default()).map(Result::unwrap)
     }
@@ -613,6 +619,21 @@ mod tests {
         assert!(at("w=100&h=100&fit=cover").is_none(), "1/8: 200x150 decoded, 133x100 scaled");
         assert!(at("w=120").is_none(), "1/8: 200x150 decoded, 120x90");
         assert!(at("w=100").is_some_and(|r| r.is_ok()), "1/8: 200x150 decoded, 100x75");
+    }
+
+    #[test]
+    fn a_webp_beyond_its_side_limit_is_the_requests_error_on_this_path_too() {
+        // `w` stops at 5000, but `h` alone on a panorama makes a wider output: 20000×16 → 18750×15.
+        let panorama = jpeg(20_000, 16, Subsamp::Sub2x2);
+        let webp = Target::Format(OutputFormat::Webp);
+        let refused = planar_as_result(&panorama, "h=15&q=80", webp);
+        assert!(
+            matches!(refused, Err(ref e @ PipelineError::OutputTooLarge { max_side: 16_383, .. }) if e.is_client_error()),
+            "{refused:?}"
+        );
+        // 20000×16 → 16250×13 fits.
+        let rendered = planar_as_result(&panorama, "h=13&q=80", webp).unwrap();
+        assert_eq!((rendered.width, rendered.height, rendered.format), (16_250, 13, OutputFormat::Webp));
     }
 
     #[test]
