@@ -166,20 +166,26 @@ pub(crate) struct Yuv420<'a> {
     pub height: u32,
 }
 
-/// The three planes of a picture: luma, Cb, Cr.
-pub(crate) type Planes<'a> = (&'a [u8], &'a [u8], &'a [u8]);
+/// The planes of a `Yuv420`: luma rows `luma_stride` long (the width rounded up to even), chroma rows half
+/// that.
+pub(crate) struct YuvPlanes<'a> {
+    pub y: &'a [u8],
+    pub u: &'a [u8],
+    pub v: &'a [u8],
+    pub luma_stride: usize,
+}
 
 impl Yuv420<'_> {
-    /// The luma plane's sides (even), and the planes; `None` when `pixels` is not that layout.
-    fn planes(&self) -> Option<((usize, usize), Planes<'_>)> {
+    /// The planes, or `None` when `pixels` is not the layout of a picture of this size.
+    pub(crate) fn planes(&self) -> Option<YuvPlanes<'_>> {
         let luma = ((self.width as usize).next_multiple_of(2), (self.height as usize).next_multiple_of(2));
         let (luma_len, chroma_len) = (luma.0 * luma.1, luma.0 * luma.1 / 4);
-        if self.pixels.len() != luma_len + 2 * chroma_len {
+        if luma_len == 0 || self.pixels.len() != luma_len + 2 * chroma_len {
             return None;
         }
         let (y, chroma) = self.pixels.split_at(luma_len);
         let (u, v) = chroma.split_at(chroma_len);
-        Some((luma, (y, u, v)))
+        Some(YuvPlanes { y, u, v, luma_stride: luma.0 })
     }
 }
 
@@ -203,10 +209,7 @@ pub(crate) fn encode_yuv420(picture: &Yuv420<'_>, format: OutputFormat, quality:
             };
             compressor.compress_yuv_to_vec(image).map_err(PipelineError::internal)
         }
-        OutputFormat::Webp => {
-            let (luma, planes) = picture.planes().ok_or_else(layout)?;
-            crate::webp_yuv::encode(planes, luma.0, picture.width, picture.height, quality)
-        }
+        OutputFormat::Webp => crate::webp_yuv::encode(picture, quality),
         other => Err(PipelineError::Internal(format!("{} is not encoded from 4:2:0 planes", other.name()))),
     }
 }

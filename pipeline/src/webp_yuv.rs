@@ -13,7 +13,10 @@ use std::{ffi::c_void, ptr};
 
 use libwebp_sys as sys;
 
-use crate::PipelineError;
+use crate::{
+    PipelineError,
+    encode::{Yuv420, YuvPlanes},
+};
 
 /// JFIF luma (0–255) → VP8 luma (16–235): `16 + y × 219 / 255`, rounded.
 const LUMA: [u8; 256] = studio_range(219, 16);
@@ -51,24 +54,14 @@ impl Drop for Output {
     }
 }
 
-/// Encodes the full-range 4:2:0 planes `(y, u, v)` of a `width × height` picture, luma rows `luma_stride`
-/// apart (chroma rows half that), as a lossy WebP at `quality` (1–100).
-pub(crate) fn encode(
-    (y, u, v): crate::encode::Planes<'_>,
-    luma_stride: usize,
-    width: u32,
-    height: u32,
-    quality: u8,
-) -> Result<Vec<u8>, PipelineError> {
+/// Encodes a full-range 4:2:0 picture as a lossy WebP at `quality` (1–100).
+pub(crate) fn encode(picture: &Yuv420<'_>, quality: u8) -> Result<Vec<u8>, PipelineError> {
+    let (width, height) = (picture.width, picture.height);
     let failed = |what: &str| PipelineError::Internal(format!("WebP cannot encode a {width}x{height} image: {what}"));
+    // The layout holds every row asked for below: luma `luma_stride` ≥ w wide and ≥ h tall, chroma half.
+    let YuvPlanes { y, u, v, luma_stride } = picture.planes().ok_or_else(|| failed("unexpected YUV plane layout"))?;
     let (w, h) = (width as usize, height as usize);
     let (cw, ch, chroma_stride) = (w.div_ceil(2), h.div_ceil(2), luma_stride / 2);
-    if w == 0 || h == 0 || luma_stride < w || y.len() < luma_stride * (h - 1) + w {
-        return Err(failed("the luma plane does not hold the picture"));
-    }
-    if [u, v].iter().any(|plane| plane.len() < chroma_stride * (ch - 1) + cw) || chroma_stride < cw {
-        return Err(failed("a chroma plane does not hold the picture"));
-    }
     let mut config = sys::WebPConfig::new().map_err(|()| failed("no configuration"))?;
     config.quality = f32::from(quality.clamp(1, 100));
     // SAFETY: a configuration initialised by WebPConfigInit.
@@ -76,19 +69,19 @@ pub(crate) fn encode(
         return Err(failed("invalid configuration"));
     }
 
-    let mut picture = Picture(sys::WebPPicture::new().map_err(|()| failed("no picture"))?);
-    picture.0.use_argb = 0;
-    picture.0.colorspace = sys::WebPEncCSP::WEBP_YUV420;
-    picture.0.width = i32::try_from(width).map_err(|_| failed("too wide"))?;
-    picture.0.height = i32::try_from(height).map_err(|_| failed("too tall"))?;
+    let mut webp = Picture(sys::WebPPicture::new().map_err(|()| failed("no picture"))?);
+    webp.0.use_argb = 0;
+    webp.0.colorspace = sys::WebPEncCSP::WEBP_YUV420;
+    webp.0.width = i32::try_from(width).map_err(|_| failed("too wide"))?;
+    webp.0.height = i32::try_from(height).map_err(|_| failed("too tall"))?;
     // SAFETY: an initialised picture with its size and colourspace set; on failure nothing is allocated.
-    if unsafe { sys::WebPPictureAlloc(&mut picture.0) } == 0 {
+    if unsafe { sys::WebPPictureAlloc(&mut webp.0) } == 0 {
         return Err(failed("cannot allocate the picture"));
     }
     // SAFETY: WebPPictureAlloc gave the picture a luma plane of `height` rows of `y_stride` ≥ `width` bytes
     // and chroma planes of ⌈height/2⌉ rows of `uv_stride` ≥ ⌈width/2⌉ bytes, which outlive these slices.
     unsafe {
-        let p = &picture.0;
+        let p = &webp.0;
         let (y_stride, uv_stride) = (p.y_stride as usize, p.uv_stride as usize);
         let into = |plane: *mut u8, stride: usize, rows: usize| std::slice::from_raw_parts_mut(plane, stride * rows);
         map_plane(y, luma_stride, into(p.y, y_stride, h), y_stride, (w, h), &LUMA);
@@ -96,15 +89,15 @@ pub(crate) fn encode(
         map_plane(v, chroma_stride, into(p.v, uv_stride, ch), uv_stride, (cw, ch), &CHROMA);
     }
 
-    // SAFETY: the writer is plain data that WebPMemoryWriterInit initialises.
+    // SAFETY: the writer is plain data, zeroed and then initialised by WebPMemoryWriterInit.
     let mut output = Output(unsafe { std::mem::zeroed() });
     unsafe { sys::WebPMemoryWriterInit(&mut output.0) };
-    picture.0.writer = Some(sys::WebPMemoryWrite);
-    picture.0.custom_ptr = ptr::from_mut(&mut output.0).cast::<c_void>();
+    webp.0.writer = Some(sys::WebPMemoryWrite);
+    webp.0.custom_ptr = ptr::from_mut(&mut output.0).cast::<c_void>();
     // SAFETY: a validated configuration and an allocated picture whose writer appends to `output`, which
     // outlives the call.
-    if unsafe { sys::WebPEncode(&config, &mut picture.0) } == 0 {
-        return Err(failed(&format!("{:?}", picture.0.error_code)));
+    if unsafe { sys::WebPEncode(&config, &mut webp.0) } == 0 {
+        return Err(failed(&format!("{:?}", webp.0.error_code)));
     }
     if output.0.mem.is_null() || output.0.size == 0 {
         return Err(failed("no output"));
@@ -143,12 +136,13 @@ mod tests {
     }
 
     #[test]
-    fn planes_that_do_not_hold_the_picture_are_refused() {
-        let plane = [128u8; 16];
-        assert!(encode((&plane, &plane, &plane), 4, 4, 4, 80).is_ok());
-        assert!(encode((&plane[..15], &plane, &plane), 4, 4, 4, 80).is_err());
-        assert!(encode((&plane, &plane[..3], &plane), 4, 4, 4, 80).is_err());
-        assert!(encode((&plane, &plane, &plane), 3, 4, 4, 80).is_err(), "stride below the width");
-        assert!(encode((&plane, &plane, &plane), 4, 0, 4, 80).is_err());
+    fn a_buffer_that_is_not_the_pictures_layout_is_refused() {
+        // 3×3: luma 4×4 (even sides), each chroma plane 2×2.
+        let pixels = [128u8; 16 + 2 * 4];
+        let picture = |len: usize, width: u32| Yuv420 { pixels: &pixels[..len], width, height: 3 };
+        assert!(encode(&picture(24, 3), 80).is_ok());
+        assert!(encode(&picture(23, 3), 80).is_err(), "a byte short");
+        assert!(encode(&picture(24, 5), 80).is_err(), "a wider picture than the planes");
+        assert!(encode(&picture(0, 0), 80).is_err(), "no pixels");
     }
 }
