@@ -6,8 +6,10 @@
 //! by another, which counts as a failed attempt: a delivery's attempt is the entry's stored `attempt`
 //! plus the group's delivery count minus one, so every reclaim adds one, and past `MAX_ATTEMPTS` the job
 //! is dead-lettered instead of delivered. Live workers keep their jobs from being reclaimed by refreshing
-//! them (a heartbeat, XCLAIM … JUSTID, which leaves the delivery count alone) while they run. A job taken
-//! by a `next()` its caller stopped waiting for is handed back at once, uncounted. Failed jobs wait in a
+//! them (a heartbeat, XCLAIM … JUSTID, which leaves the delivery count alone) while they run. A job handed
+//! back (by its worker, or taken by a `next()` its caller stopped waiting for) waits, uncounted, under
+//! the consumer `(handed back)` with an idle time past any claim timeout, so the next worker to look
+//! takes it at once. Failed jobs wait in a
 //! sorted set until their backoff ends, then go back into the stream as new entries; after
 //! `MAX_ATTEMPTS` they move to a dead-letter stream. A job whose identical twin is still waiting or
 //! running is dropped at enqueue (a dedupe key per job), and the jobs themselves are idempotent, so a job
@@ -47,8 +49,11 @@ const DEAD_MAX_LEN: u32 = 10_000;
 const POOL_TIMEOUT: Duration = Duration::from_secs(5);
 /// Response timeout of ordinary commands (redis 1.x defaults to 500 ms, tight on a loaded machine).
 const RESPONSE_TIMEOUT: Duration = Duration::from_secs(2);
-/// Idle time given to a job handed back by a cancelled `next()`, so XAUTOCLAIM takes it at once.
+/// Idle time given to a job handed back, so XAUTOCLAIM takes it at once.
 const RELEASED_IDLE_MS: u64 = 365 * 86_400_000;
+/// The consumer a handed-back job waits under until a worker reclaims it; no default consumer name
+/// (`<host>-<pid>-<random>`) has parentheses or spaces.
+const HANDED_BACK: &str = "(handed back)";
 
 /// Where the queue's keys live and who this process is in the consumer group.
 #[derive(Debug, Clone)]
@@ -227,17 +232,20 @@ static SCHEDULE: LazyLock<Script> = LazyLock::new(|| {
 
 /// Moves a job to the dead-letter stream and forgets it (same no-op rule as SCHEDULE).
 /// KEYS: stream, dead stream, [dedupe marker]. ARGV: group, id, job text, attempts, reason, max length.
-/// Hands a pending entry back: claimed by this consumer with an idle time past any claim timeout (so the
-/// next worker to look reclaims it) and its delivery count lowered by one (so this delivery does not count
-/// as an attempt). KEYS: stream; ARGV: group, id, consumer, idle ms. Returns 0 when the entry is no longer
-/// pending (acked, or reclaimed and finished elsewhere).
+/// Hands a pending entry back: moved to the `HANDED_BACK` consumer with an idle time past any claim
+/// timeout (so the next worker to look reclaims it) and its delivery count lowered by one (so this
+/// delivery does not count as an attempt). Only an entry the caller still owns: one reclaimed elsewhere
+/// is that worker's. Parking it under another consumer is what keeps a heartbeat already under way for
+/// it (its id read before the release) from taking it back and resetting its idle time.
+/// KEYS: stream; ARGV: group, id, caller's consumer, idle ms, parking consumer. Returns 0 when the entry
+/// is no longer the caller's.
 static RELEASE: LazyLock<Script> = LazyLock::new(|| {
     Script::new(
         r"
         local pending = redis.call('XPENDING', KEYS[1], ARGV[1], ARGV[2], ARGV[2], 1)
-        if #pending == 0 then return 0 end
+        if #pending == 0 or pending[1][2] ~= ARGV[3] then return 0 end
         local delivered = tonumber(pending[1][4])
-        redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[3], 0, ARGV[2], 'IDLE', ARGV[4],
+        redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[5], 0, ARGV[2], 'IDLE', ARGV[4],
             'RETRYCOUNT', math.max(delivered - 1, 0), 'JUSTID')
         return 1
         ",
@@ -281,12 +289,6 @@ static HEARTBEAT: LazyLock<Script> = LazyLock::new(|| {
         ",
     )
 });
-
-/// A job taken from Redis, with the group's delivery count (needed to hand it back unchanged).
-struct Fetched {
-    delivery: Delivery,
-    delivered: u64,
-}
 
 /// What the background tasks share with the queue.
 struct Inner {
@@ -354,7 +356,7 @@ impl Inner {
     }
 
     /// One turn of `next()`: due retries back into the stream, then a dead worker's job, then a new one.
-    async fn fetch(&self) -> Result<Option<Fetched>, QueueError> {
+    async fn fetch(&self) -> Result<Option<Delivery>, QueueError> {
         let mut conn = self.conn().await?;
         PROMOTE
             .key(&self.delayed)
@@ -377,7 +379,7 @@ impl Inner {
         }
     }
 
-    async fn reclaim(&self) -> Result<Option<Fetched>, RedisError> {
+    async fn reclaim(&self) -> Result<Option<Delivery>, RedisError> {
         let cursor = self.claim_cursor.lock().unwrap_or_else(|p| p.into_inner()).clone();
         let mut conn = self.pool.get().await.map_err(pool_to_redis)?;
         let reply: Vec<String> = CLAIM
@@ -407,7 +409,7 @@ impl Inner {
         }
     }
 
-    async fn read_new(&self) -> Result<Option<Fetched>, RedisError> {
+    async fn read_new(&self) -> Result<Option<Delivery>, RedisError> {
         let mut conn = self.blocking.get().await.map_err(pool_to_redis)?;
         // BLOCK 0 would wait forever: at least 1 ms.
         let block_ms = duration_ms(self.block).max(1);
@@ -442,7 +444,7 @@ impl Inner {
         job: Option<String>,
         attempt: Option<String>,
         delivered: u64,
-    ) -> Option<Fetched> {
+    ) -> Option<Delivery> {
         let text = job.unwrap_or_default();
         let stored: u32 = attempt.as_deref().and_then(|a| a.parse().ok()).unwrap_or(1);
         let attempt = u64::from(stored.max(1)) + delivered.saturating_sub(1);
@@ -460,7 +462,7 @@ impl Inner {
             return None;
         }
         let attempt = u32::try_from(attempt).unwrap_or(MAX_ATTEMPTS);
-        Some(Fetched { delivery: Delivery { receipt: id, job, attempt }, delivered })
+        Some(Delivery { receipt: id, job, attempt })
     }
 
     /// Dead-letters from inside `next()`, where a failure is only logged: the entry stays pending and
@@ -490,31 +492,20 @@ impl Inner {
         Ok(moved == 1)
     }
 
-    /// Hands back a job whose `next()` was cancelled after Redis gave it out: still pending under this
-    /// consumer, but idle for long and with its delivery count restored, so the next XAUTOCLAIM (here or
-    /// elsewhere) takes it at once and without counting an attempt.
-    async fn release(&self, fetched: Fetched) {
-        let id = fetched.delivery.receipt;
-        let released = async {
-            let mut conn = self.pool.get().await.map_err(pool_to_redis)?;
-            redis::cmd("XCLAIM")
-                .arg(&self.stream)
-                .arg(GROUP)
-                .arg(&self.consumer)
-                .arg(0)
-                .arg(&id)
-                .arg("IDLE")
-                .arg(RELEASED_IDLE_MS)
-                .arg("RETRYCOUNT")
-                .arg(fetched.delivered.saturating_sub(1))
-                .arg("JUSTID")
-                .query_async::<()>(&mut conn)
-                .await
-        };
-        match released.await {
-            Ok(()) => tracing::debug!(id = %id, "released a job taken by a cancelled next()"),
-            Err(e) => tracing::warn!(id = %id, error = %e, "could not release a job; it will be reclaimed later"),
-        }
+    /// Hands back a job this consumer took (see `RELEASE`). Returns false when it is no longer ours.
+    async fn hand_back(&self, id: &str) -> Result<bool, QueueError> {
+        let mut conn = self.conn().await?;
+        let released: u32 = RELEASE
+            .key(&self.stream)
+            .arg(GROUP)
+            .arg(id)
+            .arg(&self.consumer)
+            .arg(RELEASED_IDLE_MS)
+            .arg(HANDED_BACK)
+            .invoke_async(&mut conn)
+            .await
+            .map_err(|e| unavailable("cannot release a job", e))?;
+        Ok(released == 1)
     }
 
     async fn heartbeat(&self, ids: &[String]) -> Result<(), RedisError> {
@@ -629,15 +620,21 @@ impl JobQueue for RedisQueue {
             let (sender, receiver) = oneshot::channel();
             tokio::spawn(async move {
                 let result = inner.fetch().await;
-                if let Err(Ok(Some(fetched))) = sender.send(result) {
-                    inner.release(fetched).await;
+                // The caller stopped waiting after Redis gave this job out: hand it back, uncounted.
+                if let Err(Ok(Some(taken))) = sender.send(result) {
+                    match inner.hand_back(&taken.receipt).await {
+                        Ok(_) => tracing::debug!(id = %taken.receipt, "released a job taken by a cancelled next()"),
+                        Err(e) => {
+                            tracing::warn!(id = %taken.receipt, error = %e, "could not release a job; it will be reclaimed later")
+                        }
+                    }
                 }
             });
             match receiver.await {
-                Ok(Ok(Some(fetched))) => {
-                    let receipt = fetched.delivery.receipt.clone();
+                Ok(Ok(Some(delivery))) => {
+                    let receipt = delivery.receipt.clone();
                     self.in_flight.lock().unwrap_or_else(|p| p.into_inner()).insert(receipt);
-                    return Ok(Some(fetched.delivery));
+                    return Ok(Some(delivery));
                 }
                 Ok(Ok(None)) => continue,
                 Ok(Err(e)) => return Err(e),
@@ -705,17 +702,7 @@ impl JobQueue for RedisQueue {
     }
 
     async fn release(&self, delivery: Delivery) -> Result<(), QueueError> {
-        let inner = &self.inner;
-        let mut conn = inner.conn().await?;
-        let _: u32 = RELEASE
-            .key(&inner.stream)
-            .arg(GROUP)
-            .arg(&delivery.receipt)
-            .arg(&inner.consumer)
-            .arg(RELEASED_IDLE_MS)
-            .invoke_async(&mut conn)
-            .await
-            .map_err(|e| unavailable("cannot release a job", e))?;
+        self.inner.hand_back(&delivery.receipt).await?;
         self.settled(&delivery.receipt);
         Ok(())
     }

@@ -376,20 +376,38 @@ async fn a_cancelled_next_hands_its_job_back_at_once() {
 #[tokio::test]
 async fn a_released_job_goes_to_another_worker_at_once_as_the_same_attempt() {
     let scope = Scope::new();
-    // Reclaiming a dead worker's job would take 30 s: a prompt delivery shows the release.
-    let options = |consumer| RedisQueueOptions { claim_idle: Duration::from_secs(30), ..scope.options(consumer) };
-    let a = scope.queue_with(options("a")).await;
-    a.enqueue(job("handed-back")).await.unwrap();
-    let taken = next(&a).await;
-    a.release(taken.clone()).await.unwrap();
-    drop(a);
-    let b = scope.queue_with(options("b")).await;
-    let started = Instant::now();
-    let again = next(&b).await;
-    assert!(started.elapsed() < Duration::from_secs(5), "took {:?}", started.elapsed());
-    assert_eq!((again.job.clone(), again.attempt, again.receipt.clone()), (job("handed-back"), 1, taken.receipt));
-    b.ack(&again).await.unwrap();
+    // `a` refreshes its running jobs every 10 ms, so over the rounds its heartbeat often reads a job's id
+    // just before the release and writes just after it; `b` would take a dead worker's job only after
+    // 30 s, so each prompt delivery shows a release that held.
+    let a = scope.queue_with(RedisQueueOptions { claim_idle: Duration::from_millis(30), ..scope.options("a") }).await;
+    let b = scope.queue_with(RedisQueueOptions { claim_idle: Duration::from_secs(30), ..scope.options("b") }).await;
+    for round in 0..200 {
+        a.enqueue(job(&format!("handed-back-{round}"))).await.unwrap();
+        let taken = next(&a).await;
+        a.release(taken.clone()).await.unwrap();
+        let again = next(&b).await;
+        assert_eq!(
+            (again.job.clone(), again.attempt, again.receipt.clone()),
+            (taken.job, 1, taken.receipt),
+            "round {round}"
+        );
+        b.ack(&again).await.unwrap();
+    }
     assert_eq!(b.depth().await.unwrap(), 0);
+    drop(a);
+    // A job its worker no longer holds is not released: one reclaimed elsewhere stays with that worker.
+    let c = scope.queue_with(RedisQueueOptions { claim_idle: Duration::from_millis(50), ..scope.options("c") }).await;
+    c.enqueue(job("reclaimed")).await.unwrap();
+    let lost = next(&c).await;
+    let d = scope.queue_with(RedisQueueOptions { claim_idle: Duration::from_millis(50), ..scope.options("d") }).await;
+    drop(c);
+    let reclaimed = next(&d).await;
+    assert_eq!((reclaimed.receipt.clone(), reclaimed.attempt), (lost.receipt.clone(), 2));
+    let c = scope.queue_with(RedisQueueOptions { claim_idle: Duration::from_secs(30), ..scope.options("c") }).await;
+    c.release(lost).await.unwrap();
+    assert_nothing_for(&c, Duration::from_millis(500)).await;
+    d.ack(&reclaimed).await.unwrap();
+    assert_eq!(d.depth().await.unwrap(), 0);
 }
 
 #[tokio::test]
