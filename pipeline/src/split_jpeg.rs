@@ -22,7 +22,7 @@
 //! the caller decodes with libjpeg-turbo.
 
 use std::sync::{
-    Mutex, PoisonError,
+    Arc, Mutex, PoisonError,
     atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering},
 };
 
@@ -94,20 +94,103 @@ struct Huffman {
     /// Added to a code of each length to index `symbols`.
     offset: [i32; 17],
     symbols: Vec<u8>,
-    /// For an AC table, indexed like `fast`: the whole coefficient when its code and its value bits fit in
-    /// `FAST_BITS` (`AcEntry`), else 0.
-    fast_ac: Box<[AcEntry; 1 << Self::FAST_BITS]>,
 }
 
-/// One AC symbol read in one lookup: `value << 16 | run << 8 | bits`, where `bits` (never 0) is the
-/// code's length plus the value's, `run` the positions to skip before the coefficient, and `value` the
-/// coefficient (EXTEND done). ZRL is a zero after a run of 15 (16 positions on), EOB a zero 63 positions on
-/// (past the block's end from any position), so neither needs a case of its own. 0 where the code is long
-/// or the value's bits go past `FAST_BITS`.
-type AcEntry = i32;
+/// A DC table: its codes, and for each `FAST_BITS` prefix the difference coded there in one lookup,
+/// `difference << 8 | bits` when the code and the difference's bits fit in the prefix, else 0.
+#[derive(Debug)]
+struct DcTable {
+    codes: Huffman,
+    fast: Box<[i32; 1 << Huffman::FAST_BITS]>,
+}
+
+impl DcTable {
+    fn new(codes: Huffman) -> Self {
+        let fast = Box::new(std::array::from_fn(|prefix| {
+            let word = (prefix as u64) << (64 - Huffman::FAST_BITS);
+            // A DC symbol is the difference's size.
+            codes
+                .short_symbol(word, Huffman::FAST_BITS, u32::from)
+                .map_or(0, |(_, value, bits)| value << 8 | bits as i32)
+        }));
+        Self { codes, fast }
+    }
+}
+
+/// An AC table: its codes, and for each `FAST_BITS` prefix the one or two symbols coded there (`AcEntry`).
+#[derive(Debug)]
+struct AcTable {
+    codes: Huffman,
+    fast: Box<[AcEntry; 1 << Huffman::FAST_BITS]>,
+}
+
+impl AcTable {
+    fn new(codes: Huffman) -> Self {
+        let fast = Box::new(std::array::from_fn(|prefix| AcEntry::new(&codes, prefix)));
+        Self { codes, fast }
+    }
+}
+
+/// One or two AC symbols read in one lookup. The Huffman decoding is a chain of dependent steps (look the
+/// next bits up, shift them out, look up again), one round per symbol; most codes and values of a photo
+/// are short (4.8 bits a symbol in the 12 MP corpus photo), so one round can often take two.
+///
+/// A symbol is a run of zeros and a coefficient: `skip` positions on (the run plus one), `value` (EXTEND
+/// done). ZRL is a zero after a run of 15, EOB a zero 63 positions on (past the block's end from any
+/// position), so neither needs a case of its own. An EOB is only ever the second symbol or alone: the
+/// next block's DC code follows it.
+#[derive(Debug, Clone, Copy, Default)]
+#[repr(C, align(8))]
+struct AcEntry {
+    /// The bits both symbols take; 0 when the first symbol's code or value is longer than `FAST_BITS`
+    /// allows (or is corrupt): decoded the slow way.
+    bits: u8,
+    /// The bits the first symbol takes.
+    first_bits: u8,
+    first_skip: u8,
+    /// 0 when there is no second symbol (its value is then 0).
+    second_skip: u8,
+    first_value: i16,
+    second_value: i16,
+}
+
+impl AcEntry {
+    /// The AC symbol at the top of `word` (code and value within `room` bits), as (skip, value, bits), if
+    /// it is fast: an EOB, a ZRL or a coefficient.
+    fn symbol(codes: &Huffman, word: u64, room: u32) -> Option<(u8, i16, u8)> {
+        // An AC symbol is a run (high nibble) and the coefficient's size (low nibble).
+        let (symbol, value, bits) = codes.short_symbol(word, room, |symbol| u32::from(symbol & 15))?;
+        match (symbol >> 4, symbol & 15) {
+            (0, 0) => Some((64, 0, bits as u8)),
+            (15, 0) => Some((16, 0, bits as u8)),
+            // Other symbols without a value end the block in libjpeg-turbo (the slow path does so).
+            (_, 0) => None,
+            (run, _) => Some((run + 1, value as i16, bits as u8)),
+        }
+    }
+
+    /// The entry for the `FAST_BITS` bits `prefix`.
+    fn new(codes: &Huffman, prefix: usize) -> Self {
+        let word = (prefix as u64) << (64 - Huffman::FAST_BITS);
+        let Some((first_skip, first_value, first_bits)) = Self::symbol(codes, word, Huffman::FAST_BITS) else {
+            return Self::default();
+        };
+        let single = Self { bits: first_bits, first_bits, first_skip, second_skip: 0, first_value, second_value: 0 };
+        if first_skip == 64 {
+            return single;
+        }
+        let room = Huffman::FAST_BITS - u32::from(first_bits);
+        match Self::symbol(codes, word << first_bits, room) {
+            Some((second_skip, second_value, second_bits)) => {
+                Self { bits: first_bits + second_bits, second_skip, second_value, ..single }
+            }
+            None => single,
+        }
+    }
+}
 
 impl Huffman {
-    const FAST_BITS: u32 = 10;
+    const FAST_BITS: u32 = 11;
 
     /// Builds the table from a DHT segment's 16 counts and its symbols.
     fn new(counts: &[u8; 16], symbols: &[u8]) -> Option<Self> {
@@ -137,24 +220,18 @@ impl Huffman {
             }
             code <<= 1;
         }
-        let fast_ac = Box::new(std::array::from_fn(|prefix| {
-            let word = (prefix as u64) << (64 - Self::FAST_BITS);
-            let entry = fast[prefix];
-            let (length, symbol) = (u32::from(entry >> 8), entry as u8);
-            let (run, size) = (i32::from(symbol >> 4), u32::from(symbol & 15));
-            match (entry, run, size) {
-                (0, _, _) => 0,
-                // EOB.
-                (_, 0, 0) => 63 << 8 | length as i32,
-                // ZRL.
-                (_, 15, 0) => 15 << 8 | length as i32,
-                // Other symbols without a value are corrupt, as are values longer than 10 bits.
-                (_, _, 0 | 11..) => 0,
-                _ if length + size > Self::FAST_BITS => 0,
-                _ => extend(word << length, size) << 16 | run << 8 | (length + size) as i32,
-            }
-        }));
-        Some(Self { fast, max_code, offset, symbols: symbols.get(..index)?.to_vec(), fast_ac })
+        Some(Self { fast, max_code, offset, symbols: symbols.get(..index)?.to_vec() })
+    }
+
+    /// The symbol whose code is at the top of `word`, with the value bits after the code (EXTEND done;
+    /// `size` of the symbol bits), when the code and the value both lie within its first `room` bits
+    /// (at most `FAST_BITS`, so values of more than 10 bits, corrupt in 8-bit baseline, never are):
+    /// (symbol, value, bits taken).
+    fn short_symbol(&self, word: u64, room: u32, size: impl Fn(u8) -> u32) -> Option<(u8, i32, u32)> {
+        let entry = self.fast[(word >> (64 - Self::FAST_BITS)) as usize];
+        let (length, symbol) = (u32::from(entry >> 8), entry as u8);
+        let size = size(symbol);
+        (entry != 0 && length + size <= room).then(|| (symbol, extend(word << length, size), length + size))
     }
 
     /// The (length, symbol) of the code at the top of `word`.
@@ -185,8 +262,8 @@ impl Huffman {
 struct Component {
     /// Quantization table, zigzag order.
     quant: [u16; 64],
-    dc: Huffman,
-    ac: Huffman,
+    dc: Arc<DcTable>,
+    ac: Arc<AcTable>,
 }
 
 /// The frame header's size and, for Y, Cb and Cr, the component id and quantization table.
@@ -214,7 +291,9 @@ impl<'a> Frame<'a> {
             return None;
         }
         let mut quant = [None::<[u16; 64]>; 4];
-        let (mut dc, mut ac): ([Option<Huffman>; 4], [Option<Huffman>; 4]) = Default::default();
+        // Shared by the components that use them, built once each.
+        let mut dc: [Option<Arc<DcTable>>; 4] = Default::default();
+        let mut ac: [Option<Arc<AcTable>>; 4] = Default::default();
         // (id, quant table) of Y, Cb, Cr, once the frame header is read.
         let mut frame: Option<FrameHeader> = None;
         let mut at = 2;
@@ -255,11 +334,11 @@ impl<'a> Frame<'a> {
                     while let [class_id, rest_after @ ..] = rest {
                         let counts: &[u8; 16] = rest_after.get(..16)?.try_into().ok()?;
                         let total = counts.iter().map(|&c| usize::from(c)).sum::<usize>();
-                        let table = Huffman::new(counts, rest_after.get(16..16 + total)?)?;
+                        let codes = Huffman::new(counts, rest_after.get(16..16 + total)?)?;
                         let id = usize::from(class_id & 0x0F);
                         match class_id >> 4 {
-                            0 => *dc.get_mut(id)? = Some(table),
-                            1 => *ac.get_mut(id)? = Some(table),
+                            0 => *dc.get_mut(id)? = Some(Arc::new(DcTable::new(codes))),
+                            1 => *ac.get_mut(id)? = Some(Arc::new(AcTable::new(codes))),
                             _ => return None,
                         }
                         rest = &rest_after[16 + total..];
@@ -315,8 +394,9 @@ impl<'a> Frame<'a> {
     }
 }
 
-/// Zero padding after the entropy data, so a 64-bit read at any bit of it stays in bounds.
-const PADDING: usize = 8;
+/// Zero padding after the entropy data, so that a refill (`Bits::refill`: 8 bytes, from up to 7 bytes past
+/// the next bit) at any bit of it stays in bounds.
+const PADDING: usize = 16;
 
 /// The scan's entropy-coded bytes with the stuffed zeros taken out, up to the next marker, then
 /// `PADDING` zeros. A restart marker inside (with no restart interval declared) is corrupt.
@@ -369,25 +449,46 @@ const IDCT_SHIFT: u32 = 33;
 /// magnitude with signs set by whether its row and its column are odd: its class (row odd << 1 | column
 /// odd). Summing each class once and combining the four sums per pixel at the block's end
 /// (`pixel_sums`) costs one multiply per coefficient where four weights cost four, and gives the same
-/// integers. Positions that reach no pixel (rows or columns 2, 4, 6) weigh 0.
+/// integers. Positions that reach no pixel (rows or columns 2, 4, 6) weigh 0, in classes 4 to 7.
 #[derive(Debug, Clone, Copy, Default)]
-struct AcWeight {
-    weight: i64,
-    class: usize,
+struct AcWeight(i64);
+
+impl AcWeight {
+    /// Positions a coefficient can be filed at, indexed with `& 255`: past 63 only after an overlong run
+    /// (at most 63 + 63 for a first symbol, 126 + 63 for a second), where libjpeg-turbo files it at 63.
+    const POSITIONS: usize = 256;
+
+    /// One word, so that a coefficient's add reads one value: `weight << 3 | class`.
+    fn new(weight: i64, class: usize) -> Self {
+        Self(weight << 3 | class as i64)
+    }
+
+    #[inline(always)]
+    fn weight(self) -> i64 {
+        self.0 >> 3
+    }
+
+    #[inline(always)]
+    fn class(self) -> usize {
+        (self.0 & 7) as usize
+    }
 }
 
-/// The `AcWeight` of each zigzag position for `quant`.
-fn ac_weights(quant: &[u16; 64]) -> [AcWeight; 64] {
+/// The `AcWeight` of each position for `quant`, by zigzag position (past 63: 63's).
+fn ac_weights(quant: &[u16; 64]) -> [AcWeight; AcWeight::POSITIONS] {
     let along = |index: usize| IDCT2_WEIGHTS.iter().find(|&&(i, _)| i == index).map(|&(_, w)| w);
-    std::array::from_fn(|zigzag| {
+    std::array::from_fn(|position| {
+        let zigzag = position.min(63);
         let natural = usize::from(NATURAL_ORDER[zigzag]);
         let (row, column) = (natural / 8, natural % 8);
         match (along(row), along(column)) {
-            (Some(v), Some(h)) => AcWeight {
-                weight: i64::from(quant[zigzag]) * v * h,
-                class: usize::from(row % 2 == 1) << 1 | usize::from(column % 2 == 1),
-            },
-            _ => AcWeight::default(),
+            (Some(v), Some(h)) => AcWeight::new(
+                i64::from(quant[zigzag]) * v * h,
+                usize::from(row % 2 == 1) << 1 | usize::from(column % 2 == 1),
+            ),
+            // Weight 0, summed apart from the four classes, and spread over four sums: consecutive
+            // coefficients mostly land in different sums, so their adds do not wait for each other.
+            _ => AcWeight::new(0, 4 + zigzag % 4),
         }
     })
 }
@@ -433,9 +534,9 @@ struct PendingMcu<const P: usize> {
 
 /// What decoding one component's blocks reads: its Huffman tables and its coefficients' weights.
 struct ComponentTables<'a> {
-    dc: &'a Huffman,
-    ac: &'a Huffman,
-    ac_weights: [AcWeight; 64],
+    dc: &'a DcTable,
+    ac: &'a AcTable,
+    ac_weights: [AcWeight; AcWeight::POSITIONS],
     dc_weight: i64,
 }
 
@@ -453,12 +554,12 @@ struct Decoder<'a, const P: usize> {
     height: usize,
 }
 
-/// Where decoding stands: the next bits in a register, most significant first, refilled 32 at a time.
+/// Where decoding stands: the next bits in a register, most significant first, refilled before each symbol.
 /// Reading a symbol then costs one table lookup on the bits at hand, where loading the data at a bit
 /// position for every symbol put a second dependent memory load on the critical path.
 #[derive(Debug, Clone, Copy)]
 struct Bits {
-    /// `count` valid bits at the top, zeros below.
+    /// `count` valid bits at the top; below them, the data's next bits or zeros.
     buffer: u64,
     count: u32,
     /// The next byte of the data to load.
@@ -479,15 +580,18 @@ impl Bits {
         self.next * 8 - self.count as usize
     }
 
-    /// Makes at least 32 bits valid (a symbol takes at most 16 + 11), or `None` past the padding.
+    /// Makes at least 56 bits valid (a symbol takes at most 16 + 11), or `None` past the padding.
+    ///
+    /// Without a branch: eight bytes are loaded below the valid bits and the whole bytes among them counted,
+    /// so the bits past `count` are always the data's next bits (a later load writes the same bits over
+    /// them). A refill taken only when fewer than 32 bits were left was a branch on the code lengths
+    /// decoded so far, which no predictor guesses.
     #[inline(always)]
     fn refill(&mut self, data: &[u8]) -> Option<()> {
-        if self.count < 32 {
-            let bytes: [u8; 4] = data.get(self.next..self.next + 4)?.try_into().ok()?;
-            self.buffer |= u64::from(u32::from_be_bytes(bytes)) << (32 - self.count);
-            self.next += 4;
-            self.count += 32;
-        }
+        let bytes: [u8; 8] = data.get(self.next..self.next + 8)?.try_into().ok()?;
+        self.buffer |= u64::from_be_bytes(bytes) >> self.count;
+        self.next += ((63 - self.count) >> 3) as usize;
+        self.count |= 56;
         Some(())
     }
 
@@ -527,55 +631,81 @@ impl<'a, const P: usize> Decoder<'a, P> {
     fn block(&self, bits: &mut Bits, component: usize, predictor: &mut i32) -> Option<[i64; P]> {
         let ComponentTables { dc, ac, ac_weights: weights, .. } = &self.components[component];
         bits.refill(self.data)?;
-        let (length, size) = dc.decode(bits.buffer)?;
-        if size > 11 {
-            return None;
+        let entry = dc.fast[(bits.buffer >> (64 - Huffman::FAST_BITS)) as usize];
+        if entry != 0 {
+            *predictor = predictor.wrapping_add(entry >> 8);
+            bits.consume((entry & 0xFF) as u32);
+        } else {
+            let (length, size) = dc.codes.decode(bits.buffer)?;
+            if size > 11 {
+                return None;
+            }
+            let size = u32::from(size);
+            *predictor = predictor.wrapping_add(extend(bits.buffer << length, size));
+            bits.consume(length + size);
         }
-        let size = u32::from(size);
-        *predictor = predictor.wrapping_add(extend(bits.buffer << length, size));
-        bits.consume(length + size);
 
         // The tables the loop reads, held where the loop can keep them in registers.
-        let (fast_ac, weights, data): (&[AcEntry; 1 << Huffman::FAST_BITS], &[AcWeight; 64], &[u8]) =
-            (&ac.fast_ac, weights, self.data);
-        let mut classes = [0i64; 4];
+        let (fast_ac, weights, data): (&[AcEntry; 1 << Huffman::FAST_BITS], &[AcWeight; AcWeight::POSITIONS], &[u8]) =
+            (&ac.fast, weights, self.data);
+        // Second symbols' sums apart from first ones', so that a lone symbol's add of 0 at its own
+        // position does not wait for the add before it.
+        let (mut classes, mut second_classes) = ([0i64; 8], [0i64; 8]);
+        // Only 25 of the 64 positions reach a 2×2 output; the others' weights are 0. Multiplying by them
+        // costs less than a branch on the position, which no predictor guesses. libjpeg-turbo files an
+        // overlong run's coefficient at the last position.
+        let add = |classes: &mut [i64; 8], position: usize, value: i32| {
+            if P > 1 {
+                let weight = weights[position & (AcWeight::POSITIONS - 1)];
+                classes[weight.class()] += i64::from(value) * weight.weight();
+            }
+        };
         let mut k = 1;
         while k < 64 {
             bits.refill(data)?;
             let entry = fast_ac[(bits.buffer >> (64 - Huffman::FAST_BITS)) as usize];
-            let (run, value) = if entry != 0 {
-                bits.consume((entry & 0xFF) as u32);
-                ((entry >> 8 & 0xFF) as usize, entry >> 16)
-            } else {
-                let (length, symbol) = ac.decode(bits.buffer)?;
-                let (run, size) = (usize::from(symbol >> 4), u32::from(symbol & 15));
-                // 8-bit baseline AC coefficients take at most 10 bits; more is corrupt (and could overflow
-                // the sums).
-                if size > 10 {
-                    return None;
+            if entry.bits != 0 {
+                let before = *bits;
+                bits.consume(u32::from(entry.bits));
+                let first = k + usize::from(entry.first_skip) - 1;
+                add(&mut classes, first, entry.first_value.into());
+                k = first + 1;
+                // The first coefficient was the block's last (at position 63, or an overlong run) and the
+                // entry has a second symbol: that is the next block's. Rare, so a branch that is always
+                // guessed right, when tested as one comparison (on whether there is a second symbol, it
+                // would be a branch no predictor guesses).
+                if k.min(64) + usize::from(entry.second_skip.min(1)) > 64 {
+                    *bits = before;
+                    bits.consume(u32::from(entry.first_bits));
+                    break;
                 }
-                let value = extend(bits.buffer << length, size);
-                bits.consume(length + size);
-                if size == 0 {
-                    if run != 15 {
-                        break;
-                    }
-                    k += 16;
-                    continue;
-                }
-                (run, value)
-            };
-            k += run;
-            // Only 25 of the 64 positions reach a 2×2 output; the others' weights are 0. Multiplying by
-            // them costs less than a branch on the position, which no predictor guesses. libjpeg-turbo
-            // files an overlong run's coefficient at the last position.
-            if P > 1 {
-                let AcWeight { weight, class } = weights[k.min(63)];
-                classes[class & 3] += i64::from(value) * weight;
+                // A lone symbol's entry adds 0 at its own position and leaves `k` where it is.
+                let second = k + usize::from(entry.second_skip);
+                add(&mut second_classes, second.max(1) - 1, entry.second_value.into());
+                k = second;
+                continue;
             }
+            let (length, symbol) = ac.codes.decode(bits.buffer)?;
+            let (run, size) = (usize::from(symbol >> 4), u32::from(symbol & 15));
+            // 8-bit baseline AC coefficients take at most 10 bits; more is corrupt (and could overflow the
+            // sums).
+            if size > 10 {
+                return None;
+            }
+            let value = extend(bits.buffer << length, size);
+            bits.consume(length + size);
+            if size == 0 {
+                if run != 15 {
+                    break;
+                }
+                k += 16;
+                continue;
+            }
+            k += run;
+            add(&mut classes, k, value);
             k += 1;
         }
-        Some(pixel_sums(&classes))
+        Some(pixel_sums(&std::array::from_fn(|class| classes[class] + second_classes[class])))
     }
 
     /// Decodes the MCU at `bits` into its blocks (DC predictor after each, AC sums).
@@ -894,6 +1024,32 @@ mod tests {
                 let (ours, reference) = (visible(&ours), visible(&reference));
                 let worst = ours.iter().zip(&reference).map(|(a, b)| a.abs_diff(*b)).max().unwrap_or(0);
                 proptest::prop_assert!(worst <= tolerance, "{}×{} q{} at 1/{}: a sample off by {}", w, h, quality, denominator, worst);
+            }
+        }
+    }
+
+    /// Blocks whose last coefficient (position 63) is not zero end without an EOB, so the next bits are the
+    /// next block's DC code: a two-symbol lookup (`AcEntry`) must then give back its second symbol. Noise at
+    /// the highest qualities keeps position 63 nonzero in most blocks; with a split too.
+    #[test]
+    fn blocks_ending_at_the_last_coefficient_decode_as_libjpeg_turbo_does() {
+        let mut seed = 0x2545_f491_u32;
+        let noise = RgbImage::from_fn(256, 192, |_, _| {
+            seed ^= seed << 13;
+            seed ^= seed >> 17;
+            seed ^= seed << 5;
+            Rgb([seed as u8, (seed >> 8) as u8, (seed >> 16) as u8])
+        });
+        for (quality, optimize) in [(100, false), (100, true), (97, false)] {
+            let source = crate::test_jpeg::encode_with(&noise, quality, Subsamp::Sub2x2, optimize);
+            let bytes = Frame::parse(&source).unwrap().entropy.len();
+            for (denominator, tolerance) in [(8, 0), (4, 1)] {
+                let whole = decode_with_split(&source, denominator, Split::Never).unwrap();
+                let reference = libjpeg(&source, denominator);
+                let worst = visible(&whole).iter().zip(&visible(&reference)).map(|(a, b)| a.abs_diff(*b)).max();
+                assert!(worst <= Some(tolerance), "q{quality} at 1/{denominator}: a sample off by {worst:?}");
+                let split = decode_with_split(&source, denominator, Split::AtByte(bytes / 2)).unwrap();
+                assert!(split == whole, "q{quality} at 1/{denominator}, split");
             }
         }
     }
