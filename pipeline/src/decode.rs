@@ -5,8 +5,9 @@
 //! JPEG can be shrunk on load: libjpeg-turbo scales the inverse DCT to 1/2, 1/4 or 1/8, so a photo that
 //! is about to be resized to a fraction of its size is decoded at that fraction in a fraction of the time
 //! and memory (what libvips, and so sharp, does). The caller says how far it may shrink (`decode_shrunk`);
-//! everything else (other formats, CMYK JPEGs, a JPEG libjpeg-turbo refuses) decodes at full size through
-//! the `image` crate, as before. AVIF is decoded by avif-decode (libaom, built from its bundled source).
+//! the common PNG (8 bits, not interlaced, gray or RGB with or without alpha) has a decoder of its own
+//! (`png8`); everything else (other formats and layouts, CMYK JPEGs, a file either of those refuses)
+//! decodes at full size through the `image` crate, as before. AVIF is decoded by avif-decode (libaom, built from its bundled source).
 
 use std::io::Cursor;
 
@@ -120,6 +121,12 @@ pub fn decode_shrunk(
         && let Some(decoded) = decode_jpeg_fast(bytes, max_pixels, max_shrink)?
     {
         return Ok(decoded);
+    }
+    if format == SourceFormat::Png
+        && let Some(image) = crate::png8::decode(bytes, max_pixels)?
+    {
+        let full = Size::new(image.width(), image.height());
+        return Ok(Decoded { image, format, full });
     }
     let mut reader = ImageReader::with_format(Cursor::new(bytes), image_format);
     let mut limits = Limits::default();

@@ -23,6 +23,7 @@ pub mod ops;
 pub mod params;
 pub mod placeholder;
 mod planar;
+mod png8;
 pub mod render;
 #[cfg(feature = "samples")]
 pub mod samples;

@@ -255,3 +255,64 @@ fn gray_before_blur_matches_blur_before_gray() {
         assert!(worst <= 2 && mean < 0.5, "sigma {sigma}: up to {worst} levels apart, {mean:.2} on average");
     }
 }
+
+/// The `image` crate's own PNG decoding (the png crate), which the pipeline's decoder of the common PNG
+/// (8-bit, not interlaced) must equal wherever it takes a file.
+fn png_crate(bytes: &[u8]) -> Result<DynamicImage, image::ImageError> {
+    image::load_from_memory_with_format(bytes, image::ImageFormat::Png)
+}
+
+#[test]
+fn every_png_layout_decodes_as_the_png_crate_decodes_it() {
+    use shutterbox_pipeline::samples::{SampleKind, sample};
+    let kinds = [
+        SampleKind::PngGray1,
+        SampleKind::PngGray8,
+        SampleKind::PngGray16,
+        SampleKind::PngGrayAlpha,
+        SampleKind::PngRgb,
+        SampleKind::PngRgb16,
+        SampleKind::PngRgba,
+        SampleKind::PngPaletteTrns,
+    ];
+    // Every width up to 33 (the eight-row wavefront's edges and its 16-byte blocks) at heights around
+    // its groups of eight, and two photo-sized ones.
+    let sizes = (1..=33).flat_map(|w| [1, 2, 7, 8, 9, 17].map(|h| (w, h))).chain([(301, 203), (640, 480)]);
+    let mut compared = 0;
+    for (w, h) in sizes {
+        for kind in kinds {
+            let bytes = sample(kind, w, h, u64::from(w * 131 + h)).unwrap();
+            let (ours, format) = decode(&bytes, u64::MAX).unwrap();
+            let reference = png_crate(&bytes).unwrap();
+            assert_eq!(format, SourceFormat::Png);
+            assert_eq!(ours.color(), reference.color(), "{kind:?} {w}×{h}");
+            assert!(ours.as_bytes() == reference.as_bytes(), "{kind:?} {w}×{h}: pixels differ");
+            compared += 1;
+        }
+    }
+    assert_eq!(compared, 33 * 6 * 8 + 2 * 8);
+}
+
+#[test]
+fn damaged_pngs_decode_as_the_png_crate_decodes_them_or_fail() {
+    use shutterbox_pipeline::samples::{SampleKind, sample};
+    let whole = sample(SampleKind::PngRgb, 37, 21, 7).unwrap();
+    let mut damaged: Vec<Vec<u8>> = (0..whole.len()).step_by(7).map(|n| whole[..n].to_vec()).collect();
+    for at in (8..whole.len()).step_by(5) {
+        let mut flipped = whole.clone();
+        flipped[at] ^= 0x10;
+        damaged.push(flipped);
+    }
+    for bytes in damaged {
+        match (decode(&bytes, u64::MAX), png_crate(&bytes)) {
+            (Ok((ours, _)), Ok(reference)) => assert!(ours.as_bytes() == reference.as_bytes()),
+            (Err(_), Err(_)) => {}
+            (ours, reference) => panic!(
+                "the pipeline and the png crate disagree on a damaged PNG of {} bytes: {:?} against {:?}",
+                bytes.len(),
+                ours.map(|(image, _)| image.color()),
+                reference.map(|image| image.color()),
+            ),
+        }
+    }
+}
