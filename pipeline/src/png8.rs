@@ -11,6 +11,8 @@ use image::{DynamicImage, GrayAlphaImage, GrayImage, RgbImage, RgbaImage};
 use crate::{PipelineError, decode::check_budget};
 
 const SIGNATURE: &[u8] = b"\x89PNG\r\n\x1a\n";
+/// The most bytes deflate can give per byte of input (a run of length-258 matches, each under 2 bits).
+const MAX_DEFLATE_RATIO: usize = 1032;
 
 /// The parts of a PNG this decoder reads.
 struct Layout {
@@ -108,6 +110,11 @@ fn pixels(layout: &Layout) -> Option<Vec<u8>> {
     let stride = usize::try_from(layout.width).ok()?.checked_mul(layout.channels)?;
     let height = usize::try_from(layout.height).ok()?;
     let filtered_len = stride.checked_add(1)?.checked_mul(height)?;
+    // Deflate expands at most 1032:1: image data too short to fill the rows is declined before the
+    // buffer for them is allocated (a small file naming a large image costs nothing here).
+    if layout.zlib.len().saturating_mul(MAX_DEFLATE_RATIO) < filtered_len {
+        return None;
+    }
     let mut filtered = try_zeroed(filtered_len)?;
     let inflated = libdeflater::Decompressor::new().zlib_decompress(&layout.zlib, &mut filtered).ok()?;
     if inflated != filtered_len {
@@ -495,10 +502,15 @@ mod tests {
         let (first, second) = rgb.split_at(3);
         let split = png_file(1, 1, 2, &[(*b"IDAT", first.to_vec()), (*b"IDAT", second.to_vec())]);
         assert_eq!(decode(&split, u64::MAX).unwrap().unwrap().as_bytes(), [10, 20, 30]);
-        // The pixel budget is checked from the header, before anything is inflated.
+        // The pixel budget is checked from the header, before anything is inflated; within it, image data
+        // that cannot fill the rows is declined before their buffer is allocated.
         assert!(matches!(
-            decode(&png_file(3000, 3000, 2, &[(*b"IDAT", rgb)]), 1_000_000),
+            decode(&png_file(3000, 3000, 2, &[(*b"IDAT", rgb.clone())]), 1_000_000),
             Err(PipelineError::TooManyPixels { .. })
         ));
+        assert!(decode(&png_file(3000, 3000, 2, &[(*b"IDAT", rgb)]), u64::MAX).unwrap().is_none());
+        // An all-black image, about as compressed as deflate gets, still passes that guard.
+        let black = zlib(&vec![0; 3000 * (3000 * 3 + 1)]);
+        assert!(decode(&png_file(3000, 3000, 2, &[(*b"IDAT", black)]), u64::MAX).unwrap().is_some());
     }
 }
