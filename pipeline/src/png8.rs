@@ -87,6 +87,7 @@ fn chunks(bytes: &[u8], width: u32, height: u32, channels: usize) -> Option<Layo
             }
             // The image data is over: what follows cannot change these pixels.
             _ if in_data => break,
+            // Only as the first chunk (read by `header`): a second one is a damaged file.
             b"IHDR" => {
                 if rest.len() + SIGNATURE.len() != bytes.len() {
                     return None;
@@ -134,7 +135,7 @@ fn try_zeroed(len: usize) -> Option<Vec<u8>> {
 
 /// Unfilters `filtered` (each row its filter type, then `stride` bytes) into `pixels`; `None` at a filter
 /// type PNG does not define.
-pub(crate) fn unfilter(filtered: &[u8], pixels: &mut [u8], stride: usize, bpp: usize) -> Option<()> {
+fn unfilter(filtered: &[u8], pixels: &mut [u8], stride: usize, bpp: usize) -> Option<()> {
     if filtered.chunks(stride + 1).any(|row| row[0] > 4) {
         return None;
     }
@@ -153,7 +154,7 @@ pub(crate) fn unfilter(filtered: &[u8], pixels: &mut [u8], stride: usize, bpp: u
 
 /// One row after the other, the portable way (and the reference the wavefront is tested against). Filter
 /// types are known to be 0–4.
-pub(crate) fn unfilter_by_rows(filtered: &[u8], pixels: &mut [u8], stride: usize, bpp: usize) {
+fn unfilter_by_rows(filtered: &[u8], pixels: &mut [u8], stride: usize, bpp: usize) {
     let zero = vec![0u8; stride];
     for (y, row) in filtered.chunks_exact(stride + 1).enumerate() {
         let (done, rest) = pixels.split_at_mut(y * stride);
@@ -447,7 +448,7 @@ mod tests {
         }
     }
 
-    pub(crate) fn zlib(data: &[u8]) -> Vec<u8> {
+    fn zlib(data: &[u8]) -> Vec<u8> {
         let mut compressor = libdeflater::Compressor::new(libdeflater::CompressionLvl::default());
         let mut out = vec![0; compressor.zlib_compress_bound(data.len())];
         let n = compressor.zlib_compress(data, &mut out).unwrap();
@@ -455,7 +456,7 @@ mod tests {
         out
     }
 
-    pub(crate) fn png_file(width: u32, height: u32, color: u8, chunks: &[([u8; 4], Vec<u8>)]) -> Vec<u8> {
+    fn png_file(width: u32, height: u32, color: u8, chunks: &[([u8; 4], Vec<u8>)]) -> Vec<u8> {
         let mut file = SIGNATURE.to_vec();
         let mut ihdr = Vec::new();
         ihdr.extend_from_slice(&width.to_be_bytes());
