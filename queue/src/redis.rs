@@ -492,8 +492,8 @@ impl Inner {
         Ok(moved == 1)
     }
 
-    /// Hands back a job this consumer took (see `RELEASE`). Returns false when it is no longer ours.
-    async fn hand_back(&self, id: &str) -> Result<bool, QueueError> {
+    /// Hands back a job this consumer took (see `RELEASE`); a no-op when it is no longer ours.
+    async fn hand_back(&self, id: &str) -> Result<(), QueueError> {
         let mut conn = self.conn().await?;
         let released: u32 = RELEASE
             .key(&self.stream)
@@ -505,7 +505,10 @@ impl Inner {
             .invoke_async(&mut conn)
             .await
             .map_err(|e| unavailable("cannot release a job", e))?;
-        Ok(released == 1)
+        if released == 0 {
+            tracing::debug!(id = %id, "a released job had been reclaimed by another worker; left with it");
+        }
+        Ok(())
     }
 
     async fn heartbeat(&self, ids: &[String]) -> Result<(), RedisError> {
@@ -623,7 +626,7 @@ impl JobQueue for RedisQueue {
                 // The caller stopped waiting after Redis gave this job out: hand it back, uncounted.
                 if let Err(Ok(Some(taken))) = sender.send(result) {
                     match inner.hand_back(&taken.receipt).await {
-                        Ok(_) => tracing::debug!(id = %taken.receipt, "released a job taken by a cancelled next()"),
+                        Ok(()) => tracing::debug!(id = %taken.receipt, "released a job taken by a cancelled next()"),
                         Err(e) => {
                             tracing::warn!(id = %taken.receipt, error = %e, "could not release a job; it will be reclaimed later")
                         }
@@ -702,9 +705,10 @@ impl JobQueue for RedisQueue {
     }
 
     async fn release(&self, delivery: Delivery) -> Result<(), QueueError> {
-        self.inner.hand_back(&delivery.receipt).await?;
+        // No longer this worker's to run, even if Redis cannot be told: without the heartbeat the job is
+        // then reclaimed after `claim_idle`.
         self.settled(&delivery.receipt);
-        Ok(())
+        self.inner.hand_back(&delivery.receipt).await
     }
 
     async fn depth(&self) -> Result<usize, QueueError> {
