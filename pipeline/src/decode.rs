@@ -256,9 +256,7 @@ fn decode_jpeg_turbo(bytes: &[u8], (width, height): (u32, u32), shrink: usize) -
     let scaled = header.scaled(factor);
     let (w, h) = (scaled.width, scaled.height);
     let len = w.checked_mul(h).and_then(|n| n.checked_mul(channels)).ok_or("image too large")?;
-    let mut pixels = Vec::new();
-    pixels.try_reserve_exact(len).map_err(|e| e.to_string())?;
-    pixels.resize(len, 0u8);
+    let mut pixels = zeroed(len).ok_or("no memory for the pixels")?;
     let out = Image { pixels: &mut pixels[..], width: w, pitch: w * channels, height: h, format };
     decompressor.decompress(bytes, out).map_err(|e| e.to_string())?;
     let (w, h) = (u32::try_from(w).map_err(|e| e.to_string())?, u32::try_from(h).map_err(|e| e.to_string())?);
@@ -268,6 +266,15 @@ fn decode_jpeg_turbo(bytes: &[u8], (width, height): (u32, u32), shrink: usize) -
         RgbImage::from_raw(w, h, pixels).map(DynamicImage::ImageRgb8)
     };
     image.ok_or_else(|| "buffer size mismatch".into())
+}
+
+/// A zeroed buffer of `len` bytes, or `None` when the allocator refuses it (a decoder's pixels must not
+/// abort the process).
+pub(crate) fn zeroed(len: usize) -> Option<Vec<u8>> {
+    let mut buffer = Vec::new();
+    buffer.try_reserve_exact(len).ok()?;
+    buffer.resize(len, 0);
+    Some(buffer)
 }
 
 /// AVIF: the container's sequence header gives the largest frame size, checked against the budget

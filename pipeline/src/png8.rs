@@ -8,31 +8,32 @@
 
 use image::{DynamicImage, GrayAlphaImage, GrayImage, RgbImage, RgbaImage};
 
-use crate::{PipelineError, decode::check_budget};
+use crate::{
+    PipelineError,
+    decode::{check_budget, zeroed},
+};
 
 const SIGNATURE: &[u8] = b"\x89PNG\r\n\x1a\n";
 /// The most bytes deflate can give per byte of input (a run of length-258 matches, each under 2 bits).
 const MAX_DEFLATE_RATIO: usize = 1032;
 
-/// The parts of a PNG this decoder reads.
-struct Layout {
+/// What `IHDR` says, for a layout this decoder handles.
+struct Header {
     width: u32,
     height: u32,
     /// Bytes a pixel: 1 gray, 2 gray + alpha, 3 RGB, 4 RGBA.
     channels: usize,
-    /// The zlib stream, its `IDAT` chunks joined.
-    zlib: Vec<u8>,
 }
 
 /// Decodes `bytes` when it is a PNG of the kind this module handles, within `max_pixels`; `Ok(None)`
 /// when it is not (or is damaged), for the `png` crate to decode or refuse.
 pub(crate) fn decode(bytes: &[u8], max_pixels: u64) -> Result<Option<DynamicImage>, PipelineError> {
-    let Some((width, height, channels)) = header(bytes) else { return Ok(None) };
-    check_budget(width, height, max_pixels)?;
-    let Some(layout) = chunks(bytes, width, height, channels) else { return Ok(None) };
-    let Some(pixels) = pixels(&layout) else { return Ok(None) };
-    let (w, h) = (layout.width, layout.height);
-    Ok(match layout.channels {
+    let Some(header) = header(bytes) else { return Ok(None) };
+    let Header { width: w, height: h, channels } = header;
+    check_budget(w, h, max_pixels)?;
+    let Some(zlib) = image_data(bytes) else { return Ok(None) };
+    let Some(pixels) = pixels(&header, &zlib) else { return Ok(None) };
+    Ok(match channels {
         1 => GrayImage::from_raw(w, h, pixels).map(DynamicImage::ImageLuma8),
         2 => GrayAlphaImage::from_raw(w, h, pixels).map(DynamicImage::ImageLumaA8),
         3 => RgbImage::from_raw(w, h, pixels).map(DynamicImage::ImageRgb8),
@@ -40,8 +41,8 @@ pub(crate) fn decode(bytes: &[u8], max_pixels: u64) -> Result<Option<DynamicImag
     })
 }
 
-/// Size and bytes a pixel from `IHDR`, when this decoder handles the layout.
-fn header(bytes: &[u8]) -> Option<(u32, u32, usize)> {
+/// The `IHDR`, when this decoder handles the layout.
+fn header(bytes: &[u8]) -> Option<Header> {
     let rest = bytes.strip_prefix(SIGNATURE)?;
     let (kind, data, _) = chunk(rest)?;
     if kind != *b"IHDR" || data.len() != 13 {
@@ -58,7 +59,7 @@ fn header(bytes: &[u8]) -> Option<(u32, u32, usize)> {
     };
     // Depth 8, compression 0, filter method 0, no interlacing.
     (data[8] == 8 && data[10..13] == [0, 0, 0] && width > 0 && height > 0 && width <= i32::MAX as u32)
-        .then_some((width, height, channels))
+        .then_some(Header { width, height, channels })
 }
 
 /// The chunk at the start of `bytes`: its type, data and the bytes after it, when its CRC holds.
@@ -71,9 +72,9 @@ fn chunk(bytes: &[u8]) -> Option<([u8; 4], &[u8], &[u8])> {
     (crc32fast::hash(&whole[4..end - 4]) == crc).then_some((kind, &whole[8..end - 4], &bytes[end..]))
 }
 
-/// Walks the chunks up to the end of the image data, joining the `IDAT`s; `None` at anything that
-/// changes the pixels, at an unknown critical chunk, or at a damaged chunk.
-fn chunks(bytes: &[u8], width: u32, height: u32, channels: usize) -> Option<Layout> {
+/// Walks the chunks up to the end of the image data and joins the `IDAT`s (the zlib stream); `None` at
+/// anything that changes the pixels, at an unknown critical chunk, or at a damaged chunk.
+fn image_data(bytes: &[u8]) -> Option<Vec<u8>> {
     let mut rest = bytes.get(SIGNATURE.len()..)?;
     let mut zlib = Vec::new();
     let mut in_data = false;
@@ -103,34 +104,27 @@ fn chunks(bytes: &[u8], width: u32, height: u32, channels: usize) -> Option<Layo
         }
         rest = after;
     }
-    Some(Layout { width, height, channels, zlib })
+    Some(zlib)
 }
 
 /// The unfiltered pixels, rows packed.
-fn pixels(layout: &Layout) -> Option<Vec<u8>> {
-    let stride = usize::try_from(layout.width).ok()?.checked_mul(layout.channels)?;
-    let height = usize::try_from(layout.height).ok()?;
+fn pixels(header: &Header, zlib: &[u8]) -> Option<Vec<u8>> {
+    let stride = usize::try_from(header.width).ok()?.checked_mul(header.channels)?;
+    let height = usize::try_from(header.height).ok()?;
     let filtered_len = stride.checked_add(1)?.checked_mul(height)?;
     // Deflate expands at most 1032:1: image data too short to fill the rows is declined before the
     // buffer for them is allocated (a small file naming a large image costs nothing here).
-    if layout.zlib.len().saturating_mul(MAX_DEFLATE_RATIO) < filtered_len {
+    if zlib.len().saturating_mul(MAX_DEFLATE_RATIO) < filtered_len {
         return None;
     }
-    let mut filtered = try_zeroed(filtered_len)?;
-    let inflated = libdeflater::Decompressor::new().zlib_decompress(&layout.zlib, &mut filtered).ok()?;
+    let mut filtered = zeroed(filtered_len)?;
+    let inflated = libdeflater::Decompressor::new().zlib_decompress(zlib, &mut filtered).ok()?;
     if inflated != filtered_len {
         return None;
     }
-    let mut pixels = try_zeroed(stride.checked_mul(height)?)?;
-    unfilter(&filtered, &mut pixels, stride, layout.channels)?;
+    let mut pixels = zeroed(stride.checked_mul(height)?)?;
+    unfilter(&filtered, &mut pixels, stride, header.channels)?;
     Some(pixels)
-}
-
-fn try_zeroed(len: usize) -> Option<Vec<u8>> {
-    let mut buffer = Vec::new();
-    buffer.try_reserve_exact(len).ok()?;
-    buffer.resize(len, 0);
-    Some(buffer)
 }
 
 /// Unfilters `filtered` (each row its filter type, then `stride` bytes) into `pixels`; `None` at a filter

@@ -9,9 +9,8 @@
 //! them (a heartbeat, XCLAIM … JUSTID, which leaves the delivery count alone) while they run. A job handed
 //! back (by its worker, or taken by a `next()` its caller stopped waiting for) waits, uncounted, under
 //! the consumer `(handed back)` with an idle time past any claim timeout, so the next worker to look
-//! takes it at once. Failed jobs wait in a
-//! sorted set until their backoff ends, then go back into the stream as new entries; after
-//! `MAX_ATTEMPTS` they move to a dead-letter stream. A job whose identical twin is still waiting or
+//! takes it at once. Failed jobs wait in a sorted set until their backoff ends, then go back into the
+//! stream as new entries; after `MAX_ATTEMPTS` they move to a dead-letter stream. A job whose identical twin is still waiting or
 //! running is dropped at enqueue (a dedupe key per job), and the jobs themselves are idempotent, so a job
 //! done twice costs time, not correctness.
 //!
@@ -230,8 +229,6 @@ static SCHEDULE: LazyLock<Script> = LazyLock::new(|| {
     )
 });
 
-/// Moves a job to the dead-letter stream and forgets it (same no-op rule as SCHEDULE).
-/// KEYS: stream, dead stream, [dedupe marker]. ARGV: group, id, job text, attempts, reason, max length.
 /// Hands a pending entry back: moved to the `HANDED_BACK` consumer with an idle time past any claim
 /// timeout (so the next worker to look reclaims it) and its delivery count lowered by one (so this
 /// delivery does not count as an attempt). Only an entry the caller still owns: one reclaimed elsewhere
@@ -252,6 +249,8 @@ static RELEASE: LazyLock<Script> = LazyLock::new(|| {
     )
 });
 
+/// Moves a job to the dead-letter stream and forgets it (same no-op rule as SCHEDULE).
+/// KEYS: stream, dead stream, [dedupe marker]. ARGV: group, id, job text, attempts, reason, max length.
 static DEAD_LETTER: LazyLock<Script> = LazyLock::new(|| {
     Script::new(
         r"
