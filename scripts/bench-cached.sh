@@ -17,8 +17,12 @@
 # 4. Prints each round's req/s, and per binary the median over rounds of its ratio to nginx's run in the
 #    same round, by load generator.
 #
+# 5. Keeps the rounds (results.tsv: round, tool, server index, req/s; nginx is the last index) and the table
+#    (table.md) in $CACHED_OUT.
+#
 # Environment: CACHED_ROUNDS (5), CACHED_SECS (5), CACHED_CONNECTIONS (64), CACHED_QUERY
-# (w=800&q=80&format=webp, ~19 KB), CACHED_TOOLS, OHA, CARGO_TARGET_DIR, SHUTTERBOX_CORPUS.
+# (w=800&q=80&format=webp, ~19 KB), CACHED_TOOLS, CACHED_OUT (<target>/bench-cached), OHA, CARGO_TARGET_DIR,
+# SHUTTERBOX_CORPUS.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=scripts/lib/services.sh
@@ -34,6 +38,8 @@ rounds=${CACHED_ROUNDS:-5}
 secs=${CACHED_SECS:-5}
 connections=${CACHED_CONNECTIONS:-64}
 query=${CACHED_QUERY:-w=800&q=80&format=webp}
+kept=${CACHED_OUT:-$target/bench-cached}
+mkdir -p "$kept"
 
 ensure_tools "scripts/bench-cached.sh" wrk:wrk nginx:nginx curl:curl || {
   # Debian installs nginx in /usr/sbin, which a non-root PATH may lack.
@@ -120,7 +126,8 @@ for r in $(seq "$rounds"); do
   order=$(tac <<<"$order")
 done
 
-python3 - "$results" "${names[@]}" <<'EOF'
+cp "$results" "$kept/results.tsv"
+python3 - "$results" "${names[@]}" <<'EOF' | tee "$kept/table.md"
 import collections, statistics, sys
 rows = [line.split("\t") for line in open(sys.argv[1]).read().splitlines()]
 names = sys.argv[2:]
