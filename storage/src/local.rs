@@ -1,9 +1,9 @@
 //! The embedded object store: one file per object under `<root>/objects/`, written to `<root>/tmp/` first,
 //! flushed to disk and renamed into place, so a reader never sees half an object and a crash leaves no
 //! partial one. Rendered variants (`ObjectKey::is_variant`) are renamed into place unflushed: they are a
-//! cache the service renders again, and a flush per render costs renders at saturation (BENCHMARKS.md);
-//! the rename still hides a half-written one from readers while the machine runs, and one cut short by a
-//! power loss is caught by its recorded size when read (`Renderer::stored`).
+//! cache the service renders again, and a flush per render costs renders at saturation (BENCHMARKS.md of
+//! bca1f25); the rename still hides a half-written one from readers while the machine runs, and one cut
+//! short by a power loss is caught by its recorded size when read (`Renderer::stored`).
 //! It is also the target of its own presigned uploads (`UploadReceiver`).
 //!
 //! Because an object in place is never written again (a new version is renamed over it, a removal unlinks
