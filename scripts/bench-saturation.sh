@@ -13,9 +13,10 @@
 #    (pipeline/examples/make_corpus.rs: 4000×3000, baseline, q90, 4:2:0; written into <target>/corpus when
 #    missing), and, derived from it with Pillow (thumbor's own dependency, so nothing more to install),
 #    Lanczos to 1600×1200, a 2 MP JPEG (q90, 4:2:0) and an RGB PNG. Deterministic for given tool versions.
-# 3. For each case (SOURCE:OUTPUT), each concurrency C ($SAT_CONCURRENCY, default 2×cores then cores) and
-#    each server in turn (ours, sharp, thumbor; reversed in every other case, as the order favours one side
-#    on a host whose speed drifts), never two servers at once:
+# 3. For each case (SOURCE:OUTPUT), each concurrency C ($SAT_CONCURRENCY, default 2×cores then cores), each
+#    of $SAT_ROUNDS rounds (default 1) and each server in turn (ours, sharp, thumbor; the order reversed in
+#    every other case and every other round, as it favours one side on a host whose speed drifts), never
+#    two servers at once:
 #    - a FRESH server (so each run's peak RSS is its own and no earlier run's variants exist): ours is
 #      `shutterbox serve` embedded on its own data directory, rate limit out of the way, render queue 1024,
 #      with the source uploaded through the API ($SAT_COPIES copies, below); sharp is
@@ -39,7 +40,9 @@
 #    - ours: shutterbox_renders_total must have grown by at least the completed requests and at most C more
 #      (in flight when wrk stopped), i.e. no cache hit, and shutterbox_renders_rejected_total by 0.
 # 4. Prints a Markdown report (also <target>/bench-saturation/report.md, next to results.tsv and each
-#    run's wrk output).
+#    run's wrk output). With several rounds, a server's figures are its medians over the rounds and ours/sharp
+#    is the median of each round's ratio: on a shared host one run of a case can swing ±15%, and the rounds
+#    of the two servers are taken minutes, not a quarter of an hour, apart.
 #
 # Cases: SOURCE is jpeg12mp, jpeg2mp or png2mp; OUTPUT is jpeg (q80), webp (q75), avif (q65) or png (no
 # quality). AVIF is compared at equal quality, not equal `q`: our q is on JPEG's scale (q80 is sharp's default
@@ -50,7 +53,7 @@
 # SAT_SECS + about 3.5 s of start, probe and settling, so about 21 minutes on two cores once built and
 # installed (a fresh clone adds the release build and make_corpus, 20 minutes or more on two cores).
 #
-# Environment: SAT_SECS (15), SAT_WARMUP (2), SAT_PEER_AVIF_Q (40), SAT_CASES, SAT_CONCURRENCY ("2×cores cores"), SAT_SERVERS
+# Environment: SAT_SECS (15), SAT_WARMUP (2), SAT_PEER_AVIF_Q (40), SAT_CASES, SAT_CONCURRENCY ("2×cores cores"), SAT_ROUNDS (1), SAT_SERVERS
 # ("ours sharp thumbor"), SAT_OURS_BIN (a `shutterbox` binary to run as ours instead of building this
 # checkout: for before/after pairs), SAT_PERF (a sampling rate, e.g. 999: `perf record` on the server during
 # each measured run, into <out>/LABEL.perf), SAT_COPIES, SAT_THUMBOR_PROCESSES (cores), SAT_TOOLS, SAT_KEEP=1 (keep the
@@ -79,6 +82,7 @@ cores=$(nproc)
 secs=${SAT_SECS:-15}
 warmup=${SAT_WARMUP:-2}
 concurrency=${SAT_CONCURRENCY:-"$((2 * cores)) $cores"}
+rounds=${SAT_ROUNDS:-1}
 servers=${SAT_SERVERS:-"ours sharp thumbor"}
 copies=${SAT_COPIES:-$(((secs * 1000 + 4095) / 4096))}
 thumbor_procs=${SAT_THUMBOR_PROCESSES:-$cores}
@@ -338,6 +342,7 @@ const s = createRequire(process.env.SHARP_DIR + '/package.json')('sharp');
 console.log(\`\${s.versions.sharp} (libvips \${s.versions.vips}, concurrency \${s.concurrency()}, UV_THREADPOOL_SIZE \${process.env.UV_THREADPOOL_SIZE ?? 'default 4'})\`)")"
   echo "thumbor=$("$venv/bin/python" -c 'import thumbor, PIL; print(thumbor.__version__, "with Pillow", PIL.__version__)') ($thumbor_procs processes)"
   echo "secs=$secs"
+  echo "rounds=$rounds"
   echo "warmup=$warmup"
   echo "copies=$copies"
   for f in photo12mp.jpg photo2mp.jpg photo2mp.png; do
@@ -345,7 +350,7 @@ console.log(\`\${s.versions.sharp} (libvips \${s.versions.vips}, concurrency \${
   done
 } >"$out/env.txt"
 
-printf 'case\tc\tserver\tstatus\treq_s\tp50_ms\tp99_ms\tnon2xx\tsocket_errors\tcpu_ms\thwm_kb\trequests\trenders\twrapped\tnote\n' \
+printf 'case\tc\tround\tserver\tstatus\treq_s\tp50_ms\tp99_ms\tnon2xx\tsocket_errors\tcpu_ms\thwm_kb\trequests\trenders\twrapped\tnote\n' \
   >"$out/results.tsv"
 row() { (IFS=$'\t'; echo "$*") >>"$out/results.tsv"; }
 
@@ -359,12 +364,16 @@ for case in $cases; do
   if ((case_no % 2)); then mapfile -t order < <(printf '%s\n' "${order[@]}" | tac); fi
   case_no=$((case_no + 1))
   for c in $concurrency; do
-    for server in "${order[@]}"; do
+    for ((round = 1; round <= rounds; round++)); do
+    run_order=("${order[@]}")
+    if ((round % 2 == 0)); then mapfile -t run_order < <(printf '%s\n' "${order[@]}" | tac); fi
+    for server in "${run_order[@]}"; do
       # AVIF at equal quality: our q and sharp's are different scales (ours anchored on JPEG's).
       q=${quality[$format]}
       [[ $format == avif && $server != ours ]] && q=$peer_avif_q
       run_no=$((run_no + 1))
       label=$run_no-$source_id-$format-c$c-$server
+      ((rounds == 1)) || label=$run_no-$source_id-$format-c$c-r$round-$server
       log "$label (load $(cut -d' ' -f1 /proc/loadavg))"
       start_server "$server" "$stem" "$ext" "$work/$label"
       settle "$cur_pid"
@@ -378,7 +387,7 @@ for case in $cases; do
       if [[ $code != 200 || $ctype != "image/$format" ]] || ! grep -Eq "${magic[$format]}" <<<"$what"; then
         [[ $server == ours ]] && die "ours answered the probe $probe_url with $code $ctype ($what)"
         log "$server cannot render $case: $code $ctype ($what): n/a"
-        row "$case" "$c" "$server" n/a '' '' '' '' '' '' '' '' '' '' "answered $code ${ctype:-no type} (${what%%,*})"
+        row "$case" "$c" "$round" "$server" n/a '' '' '' '' '' '' '' '' '' '' "answered $code ${ctype:-no type} (${what%%,*})"
         stop_server
         continue
       fi
@@ -417,18 +426,19 @@ for case in $cases; do
       socket=$((r[connect] + r[read] + r[write] + r[timeout]))
       # Requests in flight when wrk stopped (one per connection) used an index too.
       wrapped=$((r[requests] + c > copies * 4096 ? 1 : 0))
-      python3 - "$case" "$c" "$server" "$((ticks_after - ticks_before))" "$tck" "$hwm" "$renders" \
+      python3 - "$case" "$c" "$round" "$server" "$((ticks_after - ticks_before))" "$tck" "$hwm" "$renders" \
         "${r[requests]}" "${r[duration_us]}" "${r[p50_us]}" "${r[p99_us]}" "${r[non2xx]}" "$socket" "$wrapped" \
         >>"$out/results.tsv" <<'EOF'
 import sys
-case, c, server, ticks, tck, hwm, renders, requests, dur_us, p50, p99, non2xx, socket, wrapped = sys.argv[1:]
+case, c, rnd, server, ticks, tck, hwm, renders, requests, dur_us, p50, p99, non2xx, socket, wrapped = sys.argv[1:]
 requests = int(requests)
 cpu_ms = int(ticks) * 1000 / int(tck) / requests if requests else 0
-print("\t".join([case, c, server, "ok", f"{requests / (int(dur_us) / 1e6):.1f}", f"{int(p50) / 1e3:.1f}",
+print("\t".join([case, c, rnd, server, "ok", f"{requests / (int(dur_us) / 1e6):.1f}", f"{int(p50) / 1e3:.1f}",
                  f"{int(p99) / 1e3:.1f}", non2xx, socket, f"{cpu_ms:.1f}", hwm, str(requests), renders, wrapped, ""]))
 EOF
-      log "  $(tail -1 "$out/results.tsv" | cut -f5-14 | tr '\t' ' ') (req/s p50 p99 non2xx socket cpu_ms hwm_kb requests renders wrapped)"
+      log "  $(tail -1 "$out/results.tsv" | cut -f6-15 | tr '\t' ' ') (req/s p50 p99 non2xx socket cpu_ms hwm_kb requests renders wrapped)"
       stop_server
+    done
     done
   done
 done
@@ -437,17 +447,42 @@ echo "date_end=$(date -u +%H:%M)" >>"$out/env.txt"
 
 # --- 4. report --------------------------------------------------------------------------------------------
 python3 - "$out" "$cases" "$concurrency" <<'EOF' | tee "$out/report.md"
-import csv, pathlib, sys
+import csv, pathlib, statistics, sys
 
 out, cases, concurrency = pathlib.Path(sys.argv[1]), sys.argv[2].split(), sys.argv[3].split()
 env = dict(l.split("=", 1) for l in (out / "env.txt").read_text().splitlines() if "=" in l)
-rows = {(r["case"], r["c"], r["server"]): r for r in csv.DictReader(open(out / "results.tsv"), delimiter="\t")}
+runs = list(csv.DictReader(open(out / "results.tsv"), delimiter="\t"))
+by_server = {}
+for run in runs:
+    by_server.setdefault((run["case"], run["c"], run["server"]), []).append(run)
 sources = {"jpeg12mp": "12 MP JPEG", "jpeg2mp": "2 MP JPEG", "png2mp": "2 MP PNG"}
 outputs = {"jpeg": "JPEG q80", "webp": "WebP q75", "avif": "AVIF q65 (peers q40)", "png": "PNG"}
 servers = ["ours", "sharp", "thumbor"]
 
 def get(case, c, server):
-    return rows.get((case, c, server))
+    """A server's figures for a case at C: medians over its rounds (a sum for the errors, the largest peak
+    RSS); the first run's row when no round rendered; None when it was not run."""
+    rounds = by_server.get((case, c, server))
+    if not rounds:
+        return None
+    ok = [r for r in rounds if r["status"] == "ok"]
+    if not ok:
+        return rounds[0]
+    median = lambda key: statistics.median(float(r[key]) for r in ok)
+    return {"status": "ok", "req_s": median("req_s"), "p50_ms": median("p50_ms"), "p99_ms": median("p99_ms"),
+            "cpu_ms": median("cpu_ms"), "hwm_kb": max(int(r["hwm_kb"]) for r in ok),
+            "non2xx": sum(int(r["non2xx"]) for r in rounds if r["status"] == "ok"),
+            "socket_errors": sum(int(r["socket_errors"]) for r in rounds if r["status"] == "ok"),
+            "wrapped": "1" if any(r["wrapped"] == "1" for r in ok) else "0"}
+
+def ratio(case, c):
+    """ours/sharp: the median of each round's ratio (the two servers' runs of a round minutes apart)."""
+    pairs = {}
+    for r in by_server.get((case, c, "ours"), []) + by_server.get((case, c, "sharp"), []):
+        if r["status"] == "ok":
+            pairs.setdefault(r["round"], {})[r["server"]] = float(r["req_s"])
+    ratios = [p["ours"] / p["sharp"] for p in pairs.values() if len(p) == 2]
+    return statistics.median(ratios) if ratios else None
 
 def cell(r, key, fmt="{}"):
     if r is None:
@@ -457,14 +492,17 @@ def cell(r, key, fmt="{}"):
     return fmt.format(float(r[key])) + ("!" if key == "req_s" and r["wrapped"] == "1" else "")
 
 def lat(r):
-    return cell(r, "p50_ms") if r is None or r["status"] != "ok" else f"{r['p50_ms']} / {r['p99_ms']}"
+    return cell(r, "p50_ms") if r is None or r["status"] != "ok" else f"{float(r['p50_ms']):.1f} / {float(r['p99_ms']):.1f}"
 
 print(f"Run {env['date']}–{env['date_end']} UTC: {env['cores']} cores ({env['cpu']}), load average at start "
       f"{env['loadavg_start']}, at end {env['loadavg_end']}; shutterbox {env['git']} ({env['rustc']}), "
       f"sharp {env['sharp']} on Node {env['node']}, thumbor {env['thumbor']}, {env['wrk']}.\n")
 print(f"Every request a variant never rendered before (box 449..512 × 449..512, fit inside, no enlargement); "
       f"wrk -t C -c C, {env['secs']} s per run after a {env['warmup']} s warm-up, each run on a fresh server, "
-      f"the three servers one after another. CPU-ms/render: CPU time of the server's process tree over the "
+      f"the three servers one after another"
+      + (f"; {env['rounds']} rounds of each case and C, each server's figures its medians over them and ours/sharp "
+         f"the median of the rounds' ratios" if env.get("rounds", "1") != "1" else "")
+      + f". CPU-ms/render: CPU time of the server's process tree over the "
       f"run / completed requests. Errors: non-2xx + socket errors (ours / sharp / thumbor).\n")
 print("| case | C | ours req/s | sharp req/s | thumbor req/s | ours/sharp | p50/p99 ms ours | p50/p99 ms sharp "
       "| p50/p99 ms thumbor | CPU-ms/render ours, sharp, thumbor | errors |")
@@ -476,21 +514,19 @@ for case in cases:
         rs = [get(case, c, s) for s in servers]
         if not any(rs):
             continue
-        ours, sharp = rs[0], rs[1]
-        ratio = "–"
-        if ours and sharp and ours["status"] == sharp["status"] == "ok":
-            ratio = f"**{float(ours['req_s']) / float(sharp['req_s']):.2f}**"
+        paired = ratio(case, c)
+        shown = "–" if paired is None else f"**{paired:.2f}**"
         errors = " / ".join("–" if r is None or r["status"] != "ok" else str(int(r["non2xx"]) + int(r["socket_errors"]))
                             for r in rs)
         wrapped |= any(r and r["wrapped"] == "1" for r in rs)
         print(f"| {sources[src]} → {outputs[fmt]} | {c} | " + " | ".join(cell(r, "req_s", "{:,.1f}") for r in rs)
-              + f" | {ratio} | " + " | ".join(lat(r) for r in rs) + " | "
+              + f" | {shown} | " + " | ".join(lat(r) for r in rs) + " | "
               + ", ".join(cell(r, "cpu_ms", "{:.1f}") for r in rs) + f" | {errors} |")
 if wrapped:
     print("\n! the run used more indices than there are unrendered variants (raise SAT_COPIES): some requests "
           "repeated a variant.")
-na = [(r["case"], r["c"], r["server"], r["note"]) for r in rows.values() if r["status"] != "ok"]
-for case, c, server, note in na:
+na = {(r["case"], r["c"], r["server"]): r["note"] for r in runs if r["status"] != "ok"}
+for (case, c, server), note in na.items():
     print(f"\nn/a: {server} for {case} (C {c}): {note}.")
 
 print("\nPeak RSS (VmHWM, MiB; each run on a fresh server, the largest over the runs of the case; thumbor: "
@@ -511,7 +547,7 @@ for case in cases:
     print(f"| {sources[src]} → {outputs[fmt]} | " + " | ".join(cells) + " |")
 print("| **all runs** | " + " | ".join(f"**{overall[s] / 1024:.0f}**" if s in overall else "–" for s in servers) + " |")
 
-checks = [(r["case"], r["c"], int(r["requests"]), int(r["renders"])) for r in rows.values()
+checks = [(r["case"], r["c"], int(r["requests"]), int(r["renders"])) for r in runs
           if r["server"] == "ours" and r["status"] == "ok"]
 if checks:
     extra = sum(n - q for _, _, q, n in checks)
