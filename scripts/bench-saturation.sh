@@ -40,7 +40,7 @@
 #    - ours: shutterbox_renders_total must have grown by at least the completed requests and at most C more
 #      (in flight when wrk stopped), i.e. no cache hit, and shutterbox_renders_rejected_total by 0.
 # 4. Prints a Markdown report (also <target>/bench-saturation/report.md, next to results.tsv and each
-#    run's wrk output). With several rounds, a server's figures are its medians over the rounds and ours/sharp
+#    run's wrk output, and ratios.tsv: ours/sharp per case and C). With several rounds, a server's figures are its medians over the rounds and ours/sharp
 #    is the median of each round's ratio: on a shared host one run of a case can swing ±15%, and the rounds
 #    of the two servers are taken minutes, not a quarter of an hour, apart.
 #
@@ -202,7 +202,7 @@ for f in photo12mp.jpg photo2mp.jpg photo2mp.png; do
 done
 
 mkdir -p "$out"
-rm -f "$out"/*.txt "$out"/results.tsv "$out"/report.md
+rm -f "$out"/*.txt "$out"/results.tsv "$out"/ratios.tsv "$out"/report.md
 cat >"$work/thumbor.conf" <<EOF
 LOADER = 'thumbor.loaders.file_loader'
 FILE_LOADER_ROOT_PATH = '$src'
@@ -363,8 +363,9 @@ for case in $cases; do
   read -ra order <<<"$servers"
   if ((case_no % 2)); then mapfile -t order < <(printf '%s\n' "${order[@]}" | tac); fi
   case_no=$((case_no + 1))
-  for c in $concurrency; do
-    for ((round = 1; round <= rounds; round++)); do
+  # Each concurrency in rounds (C:ROUND), the servers' order reversed every other round.
+  for c_round in $(for c in $concurrency; do seq -f "$c:%g" "$rounds"; done); do
+    c=${c_round%%:*} round=${c_round#*:}
     run_order=("${order[@]}")
     if ((round % 2 == 0)); then mapfile -t run_order < <(printf '%s\n' "${order[@]}" | tac); fi
     for server in "${run_order[@]}"; do
@@ -439,7 +440,6 @@ EOF
       log "  $(tail -1 "$out/results.tsv" | cut -f6-15 | tr '\t' ' ') (req/s p50 p99 non2xx socket cpu_ms hwm_kb requests renders wrapped)"
       stop_server
     done
-    done
   done
 done
 echo "loadavg_end=$(cut -d' ' -f1-3 /proc/loadavg)" >>"$out/env.txt"
@@ -508,6 +508,7 @@ print("| case | C | ours req/s | sharp req/s | thumbor req/s | ours/sharp | p50/
       "| p50/p99 ms thumbor | CPU-ms/render ours, sharp, thumbor | errors |")
 print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
 wrapped = False
+paired_ratios = []
 for case in cases:
     src, fmt = case.split(":")
     for c in concurrency:
@@ -515,6 +516,8 @@ for case in cases:
         if not any(rs):
             continue
         paired = ratio(case, c)
+        if paired is not None:
+            paired_ratios.append(f"{case}\t{c}\t{paired:.4f}\n")
         shown = "–" if paired is None else f"**{paired:.2f}**"
         errors = " / ".join("–" if r is None or r["status"] != "ok" else str(int(r["non2xx"]) + int(r["socket_errors"]))
                             for r in rs)
@@ -522,6 +525,7 @@ for case in cases:
         print(f"| {sources[src]} → {outputs[fmt]} | {c} | " + " | ".join(cell(r, "req_s", "{:,.1f}") for r in rs)
               + f" | {shown} | " + " | ".join(lat(r) for r in rs) + " | "
               + ", ".join(cell(r, "cpu_ms", "{:.1f}") for r in rs) + f" | {errors} |")
+(out / "ratios.tsv").write_text("case\tc\tours_over_sharp\n" + "".join(paired_ratios))
 if wrapped:
     print("\n! the run used more indices than there are unrendered variants (raise SAT_COPIES): some requests "
           "repeated a variant.")

@@ -33,7 +33,7 @@ started=$(date -u +'%Y-%m-%d %H:%M')
 log "1/4 saturation"
 SAT_TOOLS=$tools SAT_CASES=${SAT_CASES:-all} SAT_ROUNDS=${SAT_ROUNDS:-3} SAT_SECS=${SAT_SECS:-6} \
   scripts/bench-saturation.sh >/dev/null
-cp "$target/bench-saturation/results.tsv" "$out/"
+cp "$target/bench-saturation/results.tsv" "$target/bench-saturation/ratios.tsv" "$out/"
 cp "$target/bench-saturation/report.md" "$out/saturation.md"
 
 log "2/4 single-request latency"
@@ -64,19 +64,13 @@ verdicts = []
 def verdict(target, measured, met):
     verdicts.append((target, measured, "met" if met else "**not met**"))
 
-def paired_ratio(case):
-    """ours/sharp at C = 2×cores: the median of each round's ratio; None when no round has both."""
-    rounds = {}
-    for r in runs:
-        if r["case"] == case and r["c"] == c and r["status"] == "ok" and r["server"] in ("ours", "sharp"):
-            rounds.setdefault(r["round"], {})[r["server"]] = float(r["req_s"])
-    ratios = [p["ours"] / p["sharp"] for p in rounds.values() if len(p) == 2]
-    return statistics.median(ratios) if ratios else None
-
+# ours/sharp per case and C as bench-saturation paired them (the median of the rounds' ratios).
+throughput = {(r["case"], r["c"]): float(r["ours_over_sharp"])
+              for r in csv.DictReader(open(out / "ratios.tsv"), delimiter="\t")}
 for output, label, floor in (("jpeg", "JPEG", 1.5), ("webp", "WebP", 1.5), ("png", "PNG", 1.5), ("avif", "AVIF", 3.0)):
     cells, met = [], True
     for source in ("jpeg12mp", "jpeg2mp", "png2mp"):
-        ratio = paired_ratio(f"{source}:{output}")
+        ratio = throughput.get((f"{source}:{output}", c))
         if ratio is None:
             cells.append(f"{names[source]} n/a")
             met = False
