@@ -11,7 +11,7 @@
 # gets its own database-name prefix, Redis key prefix and buckets, and removes them afterwards. A service
 # that cannot be reached fails the run; nothing is skipped.
 #
-# Arguments are passed to both `cargo test` runs (e.g. a test-name filter).
+# Arguments are passed to both test runs (a test-name filter, e.g. `upload::`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=scripts/lib/services.sh
@@ -57,5 +57,16 @@ echo "== tests: unit, backends, end-to-end against the embedded deployment"
 SHUTTERBOX_TEST_DEPLOYMENT=embedded cargo test --workspace --locked "$@" -- --skip cluster:: --skip faults::
 
 echo "== tests: end-to-end against the distributed deployment (PostgreSQL + Redis + S3, 2 API nodes + worker)"
-# --workspace, as above: the same feature set, so nothing is compiled again.
-SHUTTERBOX_TEST_DEPLOYMENT=distributed cargo test --workspace --locked --test api "$@"
+# The end-to-end binary of the build above, run as cargo runs it (from the repo root). Not through
+# `cargo test --test api`: selecting fewer targets leaves out the pipeline's dev-dependencies, so cargo
+# resolves other features for shared build dependencies and rebuilds libjpeg-turbo and every crate above it
+# (4 minutes here), and the next `cargo test --workspace` (the scripts after this one in CI) rebuilds them
+# back.
+api_tests=$(cargo test --workspace --locked --no-run --message-format=json "$@" | python3 -c '
+import json, sys
+paths = {m["executable"] for m in map(json.loads, sys.stdin)
+         if m.get("reason") == "compiler-artifact" and m["target"]["name"] == "api"
+         and m["target"]["kind"] == ["test"] and m.get("executable")}
+sys.exit("expected one end-to-end test binary, found %d" % len(paths)) if len(paths) != 1 else print(paths.pop())
+')
+SHUTTERBOX_TEST_DEPLOYMENT=distributed "$api_tests" "$@"
