@@ -58,15 +58,15 @@ SHUTTERBOX_TEST_DEPLOYMENT=embedded cargo test --workspace --locked "$@" -- --sk
 
 echo "== tests: end-to-end against the distributed deployment (PostgreSQL + Redis + S3, 2 API nodes + worker)"
 # The end-to-end binary of the build above, run as cargo runs it (from the repo root). Not through
-# `cargo test --test api`: selecting fewer targets leaves out the pipeline's dev-dependencies, so cargo
-# resolves other features for shared build dependencies and rebuilds libjpeg-turbo and every crate above it
-# (4 minutes here), and the next `cargo test --workspace` (the scripts after this one in CI) rebuilds them
-# back.
+# `cargo test --test api`: with fewer targets selected, cargo hashed turbojpeg-sys's build script
+# differently and rebuilt libjpeg-turbo and every crate above it (4 minutes of CI).
 api_tests=$(cargo test --workspace --locked --no-run --message-format=json "$@" | python3 -c '
 import json, sys
 paths = {m["executable"] for m in map(json.loads, sys.stdin)
          if m.get("reason") == "compiler-artifact" and m["target"]["name"] == "api"
          and m["target"]["kind"] == ["test"] and m.get("executable")}
-sys.exit("expected one end-to-end test binary, found %d" % len(paths)) if len(paths) != 1 else print(paths.pop())
+if len(paths) != 1:
+    sys.exit(f"expected one end-to-end test binary, found {len(paths)}")
+print(paths.pop())
 ')
 SHUTTERBOX_TEST_DEPLOYMENT=distributed "$api_tests" "$@"
