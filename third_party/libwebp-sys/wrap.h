@@ -1,0 +1,5 @@
+#include "vendor/src/webp/types.h"
+#include "vendor/src/webp/encode.h"
+#include "vendor/src/webp/decode.h"
+#include "vendor/src/webp/mux.h"
+#include "vendor/src/webp/demux.h"
