@@ -127,12 +127,83 @@ fn map_plane(
 mod tests {
     use super::*;
 
+    /// The mean difference per sample, decoded against the picture, that each quality stays under:
+    /// linear from q 1 to q 100.
+    const BOUND_AT_Q1: f64 = 40.0;
+    const BOUND_AT_Q100: f64 = 10.0;
+
     #[test]
     fn the_range_tables_span_vp8s_studio_range() {
         assert_eq!((LUMA[0], LUMA[255]), (16, 235));
         assert_eq!((CHROMA[0], CHROMA[128], CHROMA[255]), (16, 128, 240));
         assert!(LUMA.windows(2).all(|pair| pair[0] <= pair[1]));
         assert!(CHROMA.windows(2).all(|pair| pair[0] <= pair[1]));
+    }
+
+    /// `rgb` as a `Yuv420`'s pixels: JFIF full-range YCbCr, luma padded to even sides by repeating the
+    /// last column and row, each chroma sample the mean of its 2×2 luma positions.
+    fn planes_of(rgb: &image::RgbImage) -> Vec<u8> {
+        let (w, h) = (rgb.width().next_multiple_of(2), rgb.height().next_multiple_of(2));
+        let at = |x: u32, y: u32| {
+            let [r, g, b] = rgb.get_pixel(x.min(rgb.width() - 1), y.min(rgb.height() - 1)).0.map(f32::from);
+            [
+                0.299 * r + 0.587 * g + 0.114 * b,
+                128.0 - 0.168_736 * r - 0.331_264 * g + 0.5 * b,
+                128.0 + 0.5 * r - 0.418_688 * g - 0.081_312 * b,
+            ]
+        };
+        let byte = |v: f32| v.round().clamp(0.0, 255.0) as u8;
+        let mut pixels: Vec<u8> =
+            (0..h).flat_map(|y| (0..w).map(move |x| (x, y))).map(|(x, y)| byte(at(x, y)[0])).collect();
+        for channel in 1..3 {
+            for y in (0..h).step_by(2) {
+                for x in (0..w).step_by(2) {
+                    let sum: f32 =
+                        [(0, 0), (1, 0), (0, 1), (1, 1)].iter().map(|&(dx, dy)| at(x + dx, y + dy)[channel]).sum();
+                    pixels.push(byte(sum / 4.0));
+                }
+            }
+        }
+        pixels
+    }
+
+    /// Every quality from 1 to 100, on photo-like pictures with odd and even sides: libwebp (the vendored
+    /// one, whose intra-4×4 mode search is pruned: third_party/libwebp-sys) writes a WebP that decodes to
+    /// the picture's size and close to its pixels, closer as the quality rises. A mode search that chose
+    /// badly would still decode, but further off or in more bytes.
+    #[test]
+    fn every_quality_encodes_a_photo_that_decodes_close_to_it() {
+        for (width, height, seed) in [(97, 66, 0x9e37_79b9), (64, 48, 0x2545_f491), (33, 130, 0x1234_5677)] {
+            let rgb = crate::test_jpeg::photo_pixels(width, height, seed);
+            let pixels = planes_of(&rgb);
+            let picture = Yuv420 { pixels: &pixels, width, height };
+            let mut previous_bytes = 0;
+            let mut differences = Vec::new();
+            for quality in 1..=100u8 {
+                let webp = encode(&picture, quality).unwrap();
+                let decoded = crate::decode::decode(&webp, u64::MAX).unwrap().0.to_rgb8();
+                assert_eq!(decoded.dimensions(), (width, height), "{width}x{height} q{quality}");
+                let total: u64 =
+                    decoded.as_raw().iter().zip(rgb.as_raw()).map(|(a, b)| u64::from(a.abs_diff(*b))).sum();
+                let difference = total as f64 / rgb.as_raw().len() as f64;
+                let bound = BOUND_AT_Q1 - (BOUND_AT_Q1 - BOUND_AT_Q100) * f64::from(quality - 1) / 99.0;
+                assert!(
+                    difference < bound,
+                    "{width}x{height} q{quality}: mean difference {difference:.2} (bound {bound:.2})"
+                );
+                // Bytes grow with the quality, give or take libwebp's own steps (a few bytes of headers).
+                assert!(
+                    webp.len() + 64 >= previous_bytes,
+                    "{width}x{height} q{quality}: {} bytes after {previous_bytes}",
+                    webp.len()
+                );
+                previous_bytes = webp.len();
+                differences.push(difference);
+            }
+            let mean =
+                |q: std::ops::RangeInclusive<usize>| differences[q.clone()].iter().sum::<f64>() / q.count() as f64;
+            assert!(mean(75..=99) < 0.6 * mean(0..=24), "{width}x{height}: {differences:.2?}");
+        }
     }
 
     #[test]
