@@ -140,31 +140,16 @@ mod tests {
         assert!(CHROMA.windows(2).all(|pair| pair[0] <= pair[1]));
     }
 
-    /// `rgb` as a `Yuv420`'s pixels: JFIF full-range YCbCr, luma padded to even sides by repeating the
-    /// last column and row, each chroma sample the mean of its 2×2 luma positions.
-    fn planes_of(rgb: &image::RgbImage) -> Vec<u8> {
-        let (w, h) = (rgb.width().next_multiple_of(2), rgb.height().next_multiple_of(2));
-        let at = |x: u32, y: u32| {
-            let [r, g, b] = rgb.get_pixel(x.min(rgb.width() - 1), y.min(rgb.height() - 1)).0.map(f32::from);
-            [
-                0.299 * r + 0.587 * g + 0.114 * b,
-                128.0 - 0.168_736 * r - 0.331_264 * g + 0.5 * b,
-                128.0 + 0.5 * r - 0.418_688 * g - 0.081_312 * b,
-            ]
-        };
-        let byte = |v: f32| v.round().clamp(0.0, 255.0) as u8;
-        let mut pixels: Vec<u8> =
-            (0..h).flat_map(|y| (0..w).map(move |x| (x, y))).map(|(x, y)| byte(at(x, y)[0])).collect();
-        for channel in 1..3 {
-            for y in (0..h).step_by(2) {
-                for x in (0..w).step_by(2) {
-                    let sum: f32 =
-                        [(0, 0), (1, 0), (0, 1), (1, 1)].iter().map(|&(dx, dy)| at(x + dx, y + dy)[channel]).sum();
-                    pixels.push(byte(sum / 4.0));
-                }
-            }
-        }
-        pixels
+    /// A photo-like 4:2:0 JPEG's planes as libjpeg-turbo decodes them for the planar path (`align` 1: the
+    /// `Yuv420` layout), and the same JPEG decoded to RGB, the pixels those planes stand for.
+    fn photo_planes(width: u32, height: u32, seed: u32) -> (Vec<u8>, image::RgbImage) {
+        use turbojpeg::{Decompressor, Subsamp, YuvImage};
+        let jpeg = crate::test_jpeg::encode(&crate::test_jpeg::photo_pixels(width, height, seed), 95, Subsamp::Sub2x2);
+        let (w, h) = (width as usize, height as usize);
+        let mut pixels = vec![0u8; turbojpeg::yuv_pixels_len(w, 1, h, Subsamp::Sub2x2).unwrap()];
+        let image = YuvImage { pixels: &mut pixels[..], width: w, align: 1, height: h, subsamp: Subsamp::Sub2x2 };
+        Decompressor::new().unwrap().decompress_to_yuv(&jpeg, image).unwrap();
+        (pixels, crate::decode::decode(&jpeg, u64::MAX).unwrap().0.to_rgb8())
     }
 
     /// Every quality from 1 to 100, on photo-like pictures with odd and even sides: libwebp (the vendored
@@ -174,8 +159,7 @@ mod tests {
     #[test]
     fn every_quality_encodes_a_photo_that_decodes_close_to_it() {
         for (width, height, seed) in [(97, 66, 0x9e37_79b9), (64, 48, 0x2545_f491), (33, 130, 0x1234_5677)] {
-            let rgb = crate::test_jpeg::photo_pixels(width, height, seed);
-            let pixels = planes_of(&rgb);
+            let (pixels, rgb) = photo_planes(width, height, seed);
             let picture = Yuv420 { pixels: &pixels, width, height };
             let mut previous_bytes = 0;
             let mut differences = Vec::new();
