@@ -40,21 +40,10 @@ build "$root/third_party/libwebp-sys" "$work/changed-objects" "$work/encode-chan
 # The pictures: scikit-image's colour and grey photographs, and the project's synthetic photos.
 corpus=$root/target/corpus
 [[ -f $corpus/photo-4000x3000.jpg ]] || cargo run --release --locked -q -p shutterbox-pipeline --example make_corpus -- "$corpus"
-mkdir -p "$work/pictures"
-python3 - "$work/pictures" "$corpus" <<'PY'
-import os, pathlib, sys, skimage
-from PIL import Image
-out, corpus = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
-data = pathlib.Path(os.path.dirname(skimage.__file__)) / "data"
-sources = [data / n for n in ("astronaut.png", "chelsea.png", "coffee.png", "hubble_deep_field.jpg", "ihc.png",
-                              "motorcycle_left.png", "retina.jpg", "rocket.jpg", "camera.png", "moon.png", "grass.png",
-                              "gravel.png", "brick.png", "coins.png", "page.png", "color.png", "logo.png")]
-sources += [corpus / n for n in ("photo-4000x3000.jpg", "photo-1200x800.jpg", "alpha-800x600.png")]
-for source in sources:
-    picture = Image.open(source).convert("RGB")
-    picture.thumbnail((512, 512), Image.LANCZOS)
-    picture.save(out / f"{source.stem}.ppm")
-PY
+python3 "$root/scripts/lib/photos.py" "$work/pictures" "$corpus" 512 \
+  astronaut.png chelsea.png coffee.png hubble_deep_field.jpg ihc.png motorcycle_left.png retina.jpg \
+  rocket.jpg camera.png moon.png grass.png gravel.png brick.png coins.png page.png color.png logo.png \
+  photo-4000x3000.jpg photo-1200x800.jpg alpha-800x600.png
 
 python3 "$root/scripts/webp-encoder/compare.py" --published "$work/encode-published" --changed "$work/encode-changed" \
   --pictures "$work/pictures" --out "$work/out" "$@"
