@@ -5,6 +5,7 @@
 // AOM_EXTRA="name=value,..." passes options through aom_codec_set_option (aomenc's names).
 //
 //   encode PICTURE.ppm CPU_USED THREADS CQ...
+//   encode --ivf PICTURE.ppm FILE.ivf       # another encoder's frame: "bytes SSIM" (svt_av1.py)
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,18 +59,85 @@ static double ssim_plane(const double *a, const double *b, int w, int h) {
   return sum / cnt;
 }
 
+// Decodes one AV1 frame and returns its SSIM against `ref` (R, G, B planes); chroma of a 4:2:0 frame is
+// upsampled bilinearly from centred samples, as libavif does. Returns -1 when it does not decode to w×h.
+static double decoded_ssim(const unsigned char *av1, size_t size, double *const ref[3], int w, int h) {
+  aom_codec_ctx_t dec;
+  aom_codec_dec_init(&dec, aom_codec_av1_dx(), NULL, 0);
+  double result = -1;
+  aom_codec_iter_t it = NULL;
+  aom_image_t *d = aom_codec_decode(&dec, av1, size, NULL) ? NULL : aom_codec_get_frame(&dec, &it);
+  if (d && (int)d->d_w == w && (int)d->d_h == h) {
+    const int sx = d->x_chroma_shift, sy = d->y_chroma_shift;
+    const int cw = (w + sx) >> sx, ch = (h + sy) >> sy;
+    size_t np = (size_t)w * h;
+    double *dp[3];
+    for (int c = 0; c < 3; c++) dp[c] = malloc(np * sizeof(double));
+    for (int y = 0; y < h; y++)
+      for (int x = 0; x < w; x++) {
+        double chroma[2];
+        const double fx = sx ? (x - 0.5) / 2 : x, fy = sy ? (y - 0.5) / 2 : y;
+        const int x0 = (int)floor(fx), y0 = (int)floor(fy);
+        const double ax = fx - x0, ay = fy - y0;
+        for (int p = 1; p <= 2; p++) {
+          double sum = 0;
+          for (int dy = 0; dy < 2; dy++)
+            for (int dx = 0; dx < 2; dx++) {
+              int xx = x0 + dx, yy = y0 + dy;
+              xx = xx < 0 ? 0 : xx >= cw ? cw - 1 : xx;
+              yy = yy < 0 ? 0 : yy >= ch ? ch - 1 : yy;
+              sum += (dx ? ax : 1 - ax) * (dy ? ay : 1 - ay) * d->planes[p][yy * d->stride[p] + xx];
+            }
+          chroma[p - 1] = sum - 128.0;
+        }
+        const double Y = d->planes[0][y * d->stride[0] + x], U = chroma[0], V = chroma[1];
+        const size_t i = (size_t)y * w + x;
+        dp[0][i] = clamp255((int)lround(Y + 1.402 * V));
+        dp[1][i] = clamp255((int)lround(Y - 0.344136 * U - 0.714136 * V));
+        dp[2][i] = clamp255((int)lround(Y + 1.772 * U));
+      }
+    result = 0;
+    for (int c = 0; c < 3; c++) result += ssim_plane(ref[c], dp[c], w, h) / 3;
+    for (int c = 0; c < 3; c++) free(dp[c]);
+  }
+  aom_codec_destroy(&dec);
+  return result;
+}
+
+// `encode --ivf PICTURE.ppm FILE.ivf`: the first frame of an IVF file (another encoder's), as "bytes SSIM".
+static int compare_ivf(const char *path, double *const ref[3], int w, int h) {
+  FILE *f = fopen(path, "rb");
+  unsigned char header[32], frame[12];
+  if (!f || fread(header, 1, 32, f) != 32 || fseek(f, header[6] | header[7] << 8, SEEK_SET) ||
+      fread(frame, 1, 12, f) != 12) {
+    fprintf(stderr, "%s: not an IVF file\n", path);
+    return 1;
+  }
+  size_t size = frame[0] | frame[1] << 8 | frame[2] << 16 | (size_t)frame[3] << 24;
+  unsigned char *av1 = malloc(size);
+  if (fread(av1, 1, size, f) != size) return 1;
+  fclose(f);
+  double ssim = decoded_ssim(av1, size, ref, w, h);
+  if (ssim < 0) { fprintf(stderr, "%s: does not decode to %dx%d\n", path, w, h); return 1; }
+  printf("%zu %.5f\n", size, ssim);
+  return 0;
+}
+
 int main(int argc, char **argv) {
-  if (argc < 5) return 2;
+  const int ivf = argc == 4 && !strcmp(argv[1], "--ivf");
+  if (argc < 5 && !ivf) return 2;
+  if (ivf) argv++;
   int w, h;
   unsigned char *rgb = read_ppm(argv[1], &w, &h);
   if (!rgb) { fprintf(stderr, "bad ppm\n"); return 1; }
-  int speed = atoi(argv[2]), threads = atoi(argv[3]);
   size_t np = (size_t)w * h;
   double *ref[3];
   for (int c = 0; c < 3; c++) {
     ref[c] = malloc(np * sizeof(double));
     for (size_t i = 0; i < np; i++) ref[c][i] = rgb[i * 3 + c];
   }
+  if (ivf) return compare_ivf(argv[2], ref, w, h);
+  int speed = atoi(argv[2]), threads = atoi(argv[3]);
   for (int ai = 4; ai < argc; ai++) {
     int cq = atoi(argv[ai]);
     aom_codec_iface_t *iface = aom_codec_av1_cx();
@@ -118,28 +186,10 @@ int main(int argc, char **argv) {
     aom_codec_destroy(&enc);
     double t1 = cpu_ms();
     aom_img_free(img);
-    aom_codec_ctx_t dec;
-    aom_codec_dec_init(&dec, aom_codec_av1_dx(), NULL, 0);
-    if (aom_codec_decode(&dec, out, outsz, NULL)) { fprintf(stderr, "decode\n"); return 1; }
-    aom_codec_iter_t it = NULL;
-    aom_image_t *d = aom_codec_get_frame(&dec, &it);
-    double *dp[3];
-    for (int c = 0; c < 3; c++) dp[c] = malloc(np * sizeof(double));
-    for (int y = 0; y < h; y++)
-      for (int x = 0; x < w; x++) {
-        double Y = d->planes[0][y * d->stride[0] + x], U = d->planes[1][y * d->stride[1] + x] - 128.0,
-               V = d->planes[2][y * d->stride[2] + x] - 128.0;
-        size_t i = (size_t)y * w + x;
-        dp[0][i] = clamp255((int)lround(Y + 1.402 * V));
-        dp[1][i] = clamp255((int)lround(Y - 0.344136 * U - 0.714136 * V));
-        dp[2][i] = clamp255((int)lround(Y + 1.772 * U));
-      }
-    double s = 0;
-    for (int c = 0; c < 3; c++) s += ssim_plane(ref[c], dp[c], w, h) / 3;
-    aom_codec_destroy(&dec);
+    double s = decoded_ssim(out, outsz, ref, w, h);
+    if (s < 0) { fprintf(stderr, "decode\n"); return 1; }
     printf("%d %zu %.5f %.1f\n", cq, outsz + 0, s, t1 - t0);
     fflush(stdout);
-    for (int c = 0; c < 3; c++) free(dp[c]);
     free(out);
   }
   return 0;

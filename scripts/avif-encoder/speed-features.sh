@@ -6,8 +6,9 @@
 # and the encoder's CPU against cpu-used 6's.
 #
 #   scripts/avif-encoder/speed-features.sh [--only NAME ...]     # sweep.py's configuration names
+#   scripts/avif-encoder/speed-features.sh --svt-av1 [PRESET ...]   # SVT-AV1 against libaom (svt_av1.py)
 #
-# Needs cmake, nasm, gcc and Python with scikit-image and Pillow (installed with pip when missing). Works in
+# Needs cmake, nasm, gcc (and Debian's svt-av1 for --svt-av1) and Python with scikit-image and Pillow (installed with pip when missing). Works in
 # target/avif-encoder. Times are CPU of one encoder thread: run it on an otherwise idle machine.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -43,4 +44,10 @@ python3 "$root/scripts/lib/photos.py" "$work/pictures" "$corpus" 480 \
   astronaut.png chelsea.png coffee.png hubble_deep_field.jpg ihc.png motorcycle_left.png retina.jpg \
   rocket.jpg camera.png photo-4000x3000.jpg photo-1200x800.jpg
 
-python3 "$here/sweep.py" --encode "$work/encode" --pictures "$work/pictures" "$@"
+if [[ ${1:-} == --svt-av1 ]]; then
+  shift
+  ensure_tools "comparing SVT-AV1 with libaom" SvtAv1EncApp:svt-av1
+  python3 "$here/svt_av1.py" --encode "$work/encode" --pictures "$work/pictures" ${1:+--presets "$@"}
+else
+  python3 "$here/sweep.py" --encode "$work/encode" --pictures "$work/pictures" "$@"
+fi
