@@ -7,7 +7,6 @@ range, and the worst point) and its CPU (the whole process, one thread) over lib
     python3 svt_av1.py --encode ENCODE --pictures DIR --presets 4 6 8 ...
 """
 import argparse
-import math
 import pathlib
 import resource
 import subprocess
@@ -16,7 +15,7 @@ import tempfile
 import numpy as np
 from PIL import Image
 
-from sweep import LEVELS, ssim_at
+from sweep import LEVELS, run, ssim_at
 
 CRFS = [20, 28, 36, 44, 52]
 
@@ -49,12 +48,6 @@ def prepare(picture, out):
     return ppm, y4m
 
 
-def libaom(encode, ppm, speed):
-    out = subprocess.run([encode, str(ppm), str(speed), "1", *map(str, LEVELS)], check=True, capture_output=True,
-                         text=True).stdout
-    return [tuple(map(float, line.split()[1:])) for line in out.strip().splitlines()]
-
-
 def svt(encode, ppm, y4m, preset, crf, ivf):
     started = children_cpu_ms()
     subprocess.run(["SvtAv1EncApp", "-i", str(y4m), "-b", str(ivf), "--preset", str(preset), "--crf", str(crf),
@@ -75,8 +68,8 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         tmp = pathlib.Path(tmp)
         pictures = [prepare(p, tmp) for p in sorted(args.pictures.glob("*.ppm"))]
-        fast = {ppm: libaom(args.encode, ppm, 6) for ppm, _ in pictures}
-        slow = {ppm: libaom(args.encode, ppm, 5) for ppm, _ in pictures}
+        crops = [ppm for ppm, _ in pictures]
+        fast, slow = run(args.encode, crops, 6, 0, None, None), run(args.encode, crops, 5, 0, None, None)
         fast_ms = sum(point[2] for curve in fast.values() for point in curve)
         print(f"{len(pictures)} pictures (even sides), SVT-AV1 at crf {CRFS}, libaom at cq {LEVELS}; one thread.\n")
         print("| encoder | SSIM − libaom 6's at equal bytes, mean (worst point) | SSIM − libaom 5's | CPU ÷ libaom 6's |")
@@ -86,13 +79,13 @@ def main():
         for preset in args.presets:
             to_fast, to_slow, ms = [], [], 0.0
             for ppm, y4m in pictures:
-                low, high = min(p[0] for p in fast[ppm]), max(p[0] for p in fast[ppm])
+                low, high = min(p[0] for p in fast[ppm.name]), max(p[0] for p in fast[ppm.name])
                 for crf in CRFS:
                     size, ssim, cpu = svt(args.encode, ppm, y4m, preset, crf, tmp / "out.ivf")
                     ms += cpu
                     if low <= size <= high:
-                        to_fast.append(ssim - ssim_at(fast[ppm], size))
-                        to_slow.append(ssim - ssim_at(slow[ppm], size))
+                        to_fast.append(ssim - ssim_at(fast[ppm.name], size))
+                        to_slow.append(ssim - ssim_at(slow[ppm.name], size))
             print(f"| SVT-AV1 preset {preset}, 4:2:0 | {np.mean(to_fast):+.4f} ({min(to_fast):+.4f}) | "
                   f"{np.mean(to_slow):+.4f} | {ms / fast_ms:.2f} |", flush=True)
 
