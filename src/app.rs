@@ -26,7 +26,7 @@ use tokio::{net::TcpListener, sync::watch};
 use crate::{
     backends::{open_metadata, open_queue, open_store},
     config::{BackendConfig, Config},
-    coordination::{Invalidations, RedisBackend, RedisLimiter, RenderLeases},
+    redis::{Invalidations, RedisBackend, RedisLimiter, RenderLeases},
 };
 
 #[derive(Debug, thiserror::Error)]

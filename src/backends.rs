@@ -6,10 +6,14 @@
 use std::{sync::Arc, time::Duration};
 
 use shutterbox_metadata::{MetadataStore, SqlMetadata};
-use shutterbox_queue::{InProcessQueue, JobQueue, RedisQueue, RedisQueueOptions};
+use shutterbox_queue::{InProcessQueue, JobQueue};
 use shutterbox_storage::{LocalStore, ObjectStore, S3Config, S3Store};
 
-use crate::{app::StartError, config::BackendConfig, coordination::RedisBackend};
+use crate::{
+    app::StartError,
+    config::BackendConfig,
+    redis::{RedisBackend, RedisQueue, RedisQueueOptions},
+};
 
 /// Opens the metadata store the configuration names (creating the data directory for SQLite).
 pub async fn open_metadata(backend: &BackendConfig) -> Result<Arc<dyn MetadataStore>, StartError> {

@@ -16,7 +16,7 @@ use crate::{
     app::{StartError, SweepSchedule},
     backends::{open_metadata, open_queue, open_store},
     config::{BackendConfig, RenderLimits},
-    coordination::RenderLeases,
+    redis::RenderLeases,
 };
 
 /// Everything `worker` needs.

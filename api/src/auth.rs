@@ -11,7 +11,7 @@ use poem_openapi::{
     ApiExtractor, ApiExtractorType, ExtractParamOptions, SecurityScheme, auth::ApiKey, registry::Registry,
 };
 use shutterbox_metadata::KeyRecord;
-use shutterbox_model::{KeyHash, Operation, Scope};
+use shutterbox_model::{AccountId, KeyHash, Operation, Scope};
 
 use crate::{error::ApiError, rate_limit::RateLimitSlot, state::AppState};
 
@@ -38,7 +38,7 @@ enum KeySchemes {
 /// An authenticated caller: the account it acts for and its key's scope.
 #[derive(Debug, Clone)]
 pub struct Caller {
-    pub account_id: String,
+    pub account_id: AccountId,
     pub account_name: String,
     pub scope: Scope,
 }

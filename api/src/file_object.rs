@@ -49,19 +49,19 @@ pub fn encode_path(path: &str) -> String {
 
 impl FileObject {
     pub fn new(file: FileRecord, settings: &Settings, now_ms: i64) -> Self {
-        let path = encode_path(&file.path);
+        let path = encode_path(&file.path.to_string());
         Self {
             secure_url: format!("{}/file/{path}", settings.base_url),
             secure_thumbnail_url: format!("{}/files/{}/thumbnail", settings.base_url, file.id),
             raw_url: format!("{}/{path}", settings.raw_base_url),
             kind: file.kind.as_str().to_owned(),
-            raw_type: file.raw_type,
+            raw_type: file.raw_type.to_string(),
             size: human_size(file.size),
             raw_size: file.size,
             updated: time_ago(now_ms, file.updated_at_ms),
             raw_updated: iso_millis(file.updated_at_ms),
             folder_id: file.folder_id,
-            id: file.id,
+            id: file.id.into_string(),
             name: file.name,
         }
     }

@@ -18,7 +18,10 @@ use std::{
 
 use moka::future::Cache;
 use shutterbox_metadata::{FileRecord, MetadataStore};
-use shutterbox_model::path::{extension, stem};
+use shutterbox_model::{
+    FileId,
+    path::{extension, stem},
+};
 use shutterbox_pipeline::{Format, OutputFormat};
 
 use crate::error::ApiError;
@@ -67,9 +70,9 @@ impl PathLookup {
     }
 
     /// Drops every path of a deleted file.
-    pub fn forget(&self, file_id: &str) {
+    pub fn forget(&self, file_id: &FileId) {
         self.generation.fetch_add(1, Ordering::AcqRel);
-        let file_id = file_id.to_owned();
+        let file_id = file_id.clone();
         if let Err(e) = self.paths.invalidate_entries_if(move |_, located| located.file.id == file_id) {
             // Only possible when closures are not enabled, which `default` does; the TTL still applies.
             tracing::warn!(error = %e, "could not drop a deleted file's paths");

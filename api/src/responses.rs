@@ -20,11 +20,12 @@ use std::{
 use bytes::Bytes;
 use moka::sync::Cache;
 use poem::http::HeaderValue;
+use shutterbox_model::FileId;
 
 /// A variant response as it is sent again.
 #[derive(Debug)]
 pub struct CachedResponse {
-    pub file_id: String,
+    pub file_id: FileId,
     pub etag: HeaderValue,
     pub content_type: HeaderValue,
     pub bytes: Bytes,
@@ -67,9 +68,9 @@ impl ResponseCache {
     }
 
     /// Drops every response of a deleted file.
-    pub fn forget(&self, file_id: &str) {
+    pub fn forget(&self, file_id: &FileId) {
         self.generation.fetch_add(1, Ordering::AcqRel);
-        let file_id = file_id.to_owned();
+        let file_id = file_id.clone();
         if let Err(e) = self.responses.invalidate_entries_if(move |_, response| response.file_id == file_id) {
             tracing::warn!(error = %e, "could not drop a deleted file's cached responses");
         }

@@ -5,8 +5,10 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use poem::http::HeaderValue;
 
+use shutterbox_jobs::Job;
 use shutterbox_metadata::MetadataStore;
-use shutterbox_queue::{Job, JobQueue, JobStats};
+use shutterbox_model::FileId;
+use shutterbox_queue::{JobQueue, JobStats};
 use shutterbox_storage::{ObjectKey, ObjectStore};
 use shutterbox_variants::Variants;
 
@@ -21,7 +23,7 @@ use crate::{
 pub trait DeletionBroadcast: Send + Sync {
     /// Returns once every node reached has forgotten the file, or a bound has passed; never fails the
     /// delete (the nodes' caches expire by themselves).
-    async fn file_deleted(&self, file_id: &str);
+    async fn file_deleted(&self, file_id: &FileId);
 }
 
 /// Settings resolved at start-up (addresses are final once the listener is bound).
@@ -64,14 +66,14 @@ pub struct AppState {
 
 impl AppState {
     /// Forgets everything this process remembers of a deleted file: its paths, responses and variants.
-    pub fn forget_file(&self, file_id: &str) {
+    pub fn forget_file(&self, file_id: &FileId) {
         self.paths.forget(file_id);
         self.responses.forget(file_id);
         self.variants.forget(file_id);
     }
 
     /// A file was deleted: this node forgets it, and so does every other node (distributed mode).
-    pub async fn file_deleted(&self, file_id: &str) {
+    pub async fn file_deleted(&self, file_id: &FileId) {
         self.forget_file(file_id);
         if let Some(peers) = &self.peers {
             peers.file_deleted(file_id).await;
@@ -83,7 +85,8 @@ impl AppState {
     pub async fn discard(&self, key: &ObjectKey) {
         let Err(e) = self.store.delete(key).await else { return };
         tracing::warn!(error = %e, %key, "could not remove an object; queueing its removal");
-        if let Err(e) = self.queue.enqueue(Job::DeleteObject { key: key.to_string() }).await {
+        let job = Job::DeleteObject { key: key.clone() };
+        if let Err(e) = job.enqueue(self.queue.as_ref()).await {
             tracing::error!(error = %e, %key, "could not queue an object's removal; it is left behind");
         }
     }

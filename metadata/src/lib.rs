@@ -6,7 +6,7 @@ mod records;
 mod sql;
 
 use async_trait::async_trait;
-use shutterbox_model::{AccountName, KeyHash, Scope};
+use shutterbox_model::{AccountId, AccountName, BatchId, FileId, KeyHash, PendingId, Scope, VariantDigest};
 
 pub use records::{
     Account, ConfirmOutcome, DeletedFile, FileRecord, KeyRecord, NewFile, PendingUpload, VariantRecord, VariantRoom,
@@ -79,15 +79,15 @@ pub trait MetadataStore: Send + Sync + 'static {
 
     async fn create_pending(&self, pending: &PendingUpload) -> Result<()>;
 
-    async fn pending(&self, id: &str) -> Result<Option<PendingUpload>>;
+    async fn pending(&self, id: &PendingId) -> Result<Option<PendingUpload>>;
 
     /// Turns a pending upload into a file, atomically and once: creates the folders on the way, gives the
     /// file a free stem (suffixing the name on a clash) and marks the pending upload as confirmed. A second
     /// call for the same pending upload creates nothing and reports the file the first one made.
-    async fn confirm_pending(&self, pending_id: &str, file: NewFile) -> Result<ConfirmOutcome>;
+    async fn confirm_pending(&self, pending_id: &PendingId, file: NewFile) -> Result<ConfirmOutcome>;
 
     /// A file of the account; `None` for a missing file and for another account's file alike.
-    async fn file(&self, account_id: &str, id: &str) -> Result<Option<FileRecord>>;
+    async fn file(&self, account_id: &AccountId, id: &FileId) -> Result<Option<FileRecord>>;
 
     /// A file by its full stored path (public delivery; no account check).
     async fn file_by_path(&self, path: &str) -> Result<Option<FileRecord>>;
@@ -96,13 +96,13 @@ pub trait MetadataStore: Send + Sync + 'static {
     async fn file_by_stem(&self, stem: &str) -> Result<Option<FileRecord>>;
 
     /// One page of the account's files, newest first, and the total count.
-    async fn list_files(&self, account_id: &str, offset: u64, limit: u64) -> Result<(Vec<FileRecord>, u64)>;
+    async fn list_files(&self, account_id: &AccountId, offset: u64, limit: u64) -> Result<(Vec<FileRecord>, u64)>;
 
     /// A file by id alone (public thumbnail; no account check).
-    async fn file_by_id(&self, id: &str) -> Result<Option<FileRecord>>;
+    async fn file_by_id(&self, id: &FileId) -> Result<Option<FileRecord>>;
 
     /// A stored variant of a file.
-    async fn variant(&self, file_id: &str, digest: &str) -> Result<Option<VariantRecord>>;
+    async fn variant(&self, file_id: &FileId, digest: &VariantDigest) -> Result<Option<VariantRecord>>;
 
     /// Records a stored variant, last asked for at `now_ms`; `false` when it was already recorded or the file
     /// no longer exists (the caller then owns the object and removes it).
@@ -111,40 +111,40 @@ pub trait MetadataStore: Send + Sync + 'static {
     /// How many variants the file has stored, whether `digest` is one of them, and which unpinned ones would
     /// go to keep one more within `per_file`, in one query: what its per-file cap weighs each time a
     /// variant is kept, without reading every record.
-    async fn variant_room(&self, file_id: &str, digest: &str, per_file: u64) -> Result<VariantRoom>;
+    async fn variant_room(&self, file_id: &FileId, digest: &VariantDigest, per_file: u64) -> Result<VariantRoom>;
 
     /// Marks a stored variant as kept in preference (a job or a preset asked for it).
-    async fn pin_variant(&self, file_id: &str, digest: &str) -> Result<()>;
+    async fn pin_variant(&self, file_id: &FileId, digest: &VariantDigest) -> Result<()>;
 
     /// Notes that the variants `(file id, digest)` were asked for at `now_ms` (one statement per batch;
     /// callers coalesce, so this is not a write per request).
-    async fn touch_variants(&self, keys: &[(String, String)], now_ms: i64) -> Result<()>;
+    async fn touch_variants(&self, keys: &[(FileId, VariantDigest)], now_ms: i64) -> Result<()>;
 
     /// The stored variants to evict first: unpinned before pinned, least recently asked for first; at
     /// most `limit`.
     async fn least_recent_variants(&self, limit: u64) -> Result<Vec<VariantRecord>>;
 
     /// Forgets stored variants' records (one statement per few hundred); returns how many there were.
-    async fn delete_variants(&self, file_id: &str, digests: &[&str]) -> Result<u64>;
+    async fn delete_variants(&self, file_id: &FileId, digests: &[&VariantDigest]) -> Result<u64>;
 
     /// How many variants are stored, and their bytes.
     async fn variant_totals(&self) -> Result<(u64, u64)>;
 
     /// Deletes the file's record and its variant records, and returns both; `None` when the account has no
     /// such file.
-    async fn delete_file(&self, account_id: &str, id: &str) -> Result<Option<DeletedFile>>;
+    async fn delete_file(&self, account_id: &AccountId, id: &FileId) -> Result<Option<DeletedFile>>;
 
     /// The account's image files (batch warming of a whole account).
-    async fn image_files(&self, account_id: &str) -> Result<Vec<FileRecord>>;
+    async fn image_files(&self, account_id: &AccountId) -> Result<Vec<FileRecord>>;
 
     /// Records a warming batch and its items, all queued.
     async fn create_warm_batch(&self, batch: &WarmBatch) -> Result<()>;
 
     /// Marks a queued item done or failed; `false` when it had finished already (a repeated delivery).
-    async fn finish_warm_item(&self, batch_id: &str, item: u32, state: WarmItemState, now_ms: i64) -> Result<bool>;
+    async fn finish_warm_item(&self, batch_id: &BatchId, item: u32, state: WarmItemState, now_ms: i64) -> Result<bool>;
 
     /// A batch of the account and its progress; `None` for an unknown batch or another account's.
-    async fn warm_progress(&self, account_id: &str, batch_id: &str) -> Result<Option<WarmProgress>>;
+    async fn warm_progress(&self, account_id: &AccountId, batch_id: &BatchId) -> Result<Option<WarmProgress>>;
 
     /// Notes that the objects `object_keys` are about to be written or removed before any record refers to
     /// them or after one no longer does (crash safety: see `stale_objects`); one statement per few hundred.
@@ -164,5 +164,5 @@ pub trait MetadataStore: Send + Sync + 'static {
     async fn expired_pending(&self, before_ms: i64, limit: u64) -> Result<Vec<PendingUpload>>;
 
     /// Forgets a pending upload.
-    async fn delete_pending(&self, id: &str) -> Result<()>;
+    async fn delete_pending(&self, id: &PendingId) -> Result<()>;
 }

@@ -1,10 +1,13 @@
 //! The records the metadata store reads and writes.
 
-use shutterbox_model::{AccountName, FileKind, FileName, FolderPath, ObjectKey, Scope, StoredPath};
+use shutterbox_model::{
+    AccountId, AccountName, BatchId, FileId, FileKind, FileName, FolderPath, MediaType, ObjectKey, PendingId, Scope,
+    StoredPath, VariantDigest,
+};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Account {
-    pub id: String,
+    pub id: AccountId,
     pub name: String,
 }
 
@@ -12,7 +15,7 @@ pub struct Account {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct KeyRecord {
     pub key_id: String,
-    pub account_id: String,
+    pub account_id: AccountId,
     pub account_name: String,
     pub scope: Scope,
 }
@@ -20,8 +23,8 @@ pub struct KeyRecord {
 /// A presigned upload awaiting its bytes and confirmation.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PendingUpload {
-    pub id: String,
-    pub account_id: String,
+    pub id: PendingId,
+    pub account_id: AccountId,
     pub object_key: ObjectKey,
     /// The name the file will have (customFilename or filename, already validated).
     pub name: String,
@@ -32,7 +35,7 @@ pub struct PendingUpload {
     pub expires_at_ms: i64,
     pub created_at_ms: i64,
     /// Set by the confirm that created the file.
-    pub file_id: Option<String>,
+    pub file_id: Option<FileId>,
 }
 
 impl PendingUpload {
@@ -50,11 +53,11 @@ impl PendingUpload {
 /// What confirm asks the store to create.
 #[derive(Debug, Clone)]
 pub struct NewFile {
-    pub id: String,
-    pub account_id: String,
+    pub id: FileId,
+    pub account_id: AccountId,
     pub path: StoredPath,
     pub object_key: ObjectKey,
-    pub raw_type: String,
+    pub raw_type: MediaType,
     pub kind: FileKind,
     pub size: u64,
     pub now_ms: i64,
@@ -62,24 +65,24 @@ pub struct NewFile {
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ConfirmOutcome {
-    Created(FileRecord),
+    Created(Box<FileRecord>),
     /// The pending upload had been confirmed before; this is the id of the file it created.
     AlreadyConfirmed {
-        file_id: String,
+        file_id: FileId,
     },
 }
 
 /// A stored file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FileRecord {
-    pub id: String,
-    pub account_id: String,
+    pub id: FileId,
+    pub account_id: AccountId,
     pub folder_id: Option<String>,
     /// Full public path, account segment first.
-    pub path: String,
+    pub path: StoredPath,
     pub name: String,
     pub object_key: ObjectKey,
-    pub raw_type: String,
+    pub raw_type: MediaType,
     pub kind: FileKind,
     pub size: u64,
     pub created_at_ms: i64,
@@ -89,9 +92,9 @@ pub struct FileRecord {
 /// A rendered variant kept in the object store.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct VariantRecord {
-    pub file_id: String,
+    pub file_id: FileId,
     /// Names the variant: a digest of its canonical parameters and target format.
-    pub digest: String,
+    pub digest: VariantDigest,
     pub object_key: ObjectKey,
     pub content_type: String,
     pub size: u64,
@@ -123,9 +126,9 @@ pub struct DeletedFile {
 /// A new warming batch: its items are (file id, transformation query) pairs, numbered by position.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WarmBatch {
-    pub id: String,
-    pub account_id: String,
-    pub items: Vec<(String, String)>,
+    pub id: BatchId,
+    pub account_id: AccountId,
+    pub items: Vec<(FileId, String)>,
     pub created_at_ms: i64,
 }
 
@@ -148,7 +151,7 @@ impl WarmItemState {
 /// A batch's progress: items finished well, items failed, out of the total.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WarmProgress {
-    pub id: String,
+    pub id: BatchId,
     pub total: u64,
     pub done: u64,
     pub failed: u64,

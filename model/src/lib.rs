@@ -4,6 +4,7 @@
 
 pub mod clock;
 pub mod display;
+pub mod id;
 pub mod key;
 pub mod object_key;
 pub mod path;
@@ -11,8 +12,9 @@ pub mod scope;
 pub mod sniff;
 
 pub use display::{human_size, iso_millis, time_ago};
+pub use id::{AccountId, BatchId, FileId, PendingId, VariantDigest};
 pub use key::{ApiKeySecret, KeyHash};
 pub use object_key::{KeyError, ObjectKey};
 pub use path::{AccountName, FileName, FolderPath, PathError, StoredPath};
 pub use scope::{Operation, Scope};
-pub use sniff::{FileKind, SniffedType};
+pub use sniff::{FileKind, MediaType, SniffedType};

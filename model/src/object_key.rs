@@ -3,7 +3,13 @@
 
 use std::fmt;
 
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+use serde::{Deserialize, Serialize};
+
+use crate::{FileId, PendingId, VariantDigest};
+
+/// On the wire (a job) a key is its text, parsed strictly when read back.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(into = "String", try_from = "String")]
 pub struct ObjectKey(String);
 
 #[derive(Debug, thiserror::Error)]
@@ -12,17 +18,17 @@ pub struct KeyError;
 
 impl ObjectKey {
     /// The key under which a pending upload's bytes arrive.
-    pub fn pending(id: &str) -> Self {
+    pub fn pending(id: &PendingId) -> Self {
         Self(format!("pending/{id}"))
     }
 
     /// The key of a confirmed file's original bytes.
-    pub fn original(file_id: &str) -> Self {
+    pub fn original(file_id: &FileId) -> Self {
         Self(format!("files/{file_id}/original"))
     }
 
     /// The key of a rendered variant of a file, named by its digest.
-    pub fn variant(file_id: &str, digest: &str) -> Self {
+    pub fn variant(file_id: &FileId, digest: &VariantDigest) -> Self {
         Self(format!("files/{file_id}/v/{digest}"))
     }
 
@@ -52,6 +58,20 @@ impl ObjectKey {
     }
 }
 
+impl From<ObjectKey> for String {
+    fn from(key: ObjectKey) -> Self {
+        key.0
+    }
+}
+
+impl TryFrom<String> for ObjectKey {
+    type Error = KeyError;
+
+    fn try_from(text: String) -> Result<Self, KeyError> {
+        Self::parse(&text)
+    }
+}
+
 impl fmt::Display for ObjectKey {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.0)
@@ -65,6 +85,11 @@ mod tests {
     #[test]
     fn keys_are_strict() {
         assert!(ObjectKey::parse("pending/0193a6c4-7f5e-7b7a-9c1e-2a9f3b1d4e5f").is_ok());
+        let key = ObjectKey::original(&FileId::new("0193a6c4-7f5e-7b7a-9c1e-2a9f3b1d4e5f"));
+        let wire = serde_json::to_string(&key).unwrap();
+        assert_eq!(wire, "\"files/0193a6c4-7f5e-7b7a-9c1e-2a9f3b1d4e5f/original\"");
+        assert_eq!(serde_json::from_str::<ObjectKey>(&wire).unwrap(), key);
+        assert!(serde_json::from_str::<ObjectKey>("\"../etc\"").is_err());
         for bad in ["", "a//b", "../x", "a/../b", "/a", "a/", "A", "a b", "a\\b", "a/.", "%2e"] {
             assert!(ObjectKey::parse(bad).is_err(), "{bad:?}");
         }
@@ -73,9 +98,9 @@ mod tests {
     #[test]
     fn only_variant_keys_are_variants() {
         let id = "0193a6c4-7f5e-7b7a-9c1e-2a9f3b1d4e5f";
-        assert!(ObjectKey::variant(id, "ab12").is_variant());
+        assert!(ObjectKey::variant(&FileId::new(id), &VariantDigest::new("ab12")).is_variant());
         assert!(ObjectKey::parse(&format!("files/{id}/v/ab12")).unwrap().is_variant());
-        for data in [ObjectKey::original(id), ObjectKey::pending(id)] {
+        for data in [ObjectKey::original(&FileId::new(id)), ObjectKey::pending(&PendingId::new(id))] {
             assert!(!data.is_variant(), "{data}");
         }
         for other in ["files/x/v", "files/x/v/d/e", "files/x/w/d", "pending/x/v/d"] {

@@ -192,6 +192,19 @@ impl StoredPath {
         Self { account, folder, name }
     }
 
+    /// A path as stored by the service (built by `new` and written as `Display` shows it), read back from
+    /// the database; `None` unless it has an account segment, a name and no empty segment.
+    pub fn from_stored(text: &str) -> Option<Self> {
+        let mut segments: Vec<&str> = text.split('/').collect();
+        let name = segments.pop().filter(|s| !s.is_empty())?;
+        let (account, folder) = segments.split_first()?;
+        if account.is_empty() || folder.iter().any(|s| s.is_empty()) {
+            return None;
+        }
+        let folder = (!folder.is_empty()).then(|| FolderPath(folder.iter().map(|s| (*s).to_owned()).collect()));
+        Some(Self { account: AccountName((*account).to_owned()), folder, name: FileName(name.to_owned()) })
+    }
+
     pub fn name(&self) -> &FileName {
         &self.name
     }
@@ -233,6 +246,18 @@ impl fmt::Display for StoredPath {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn stored_paths_read_back_as_written() {
+        let folder = FolderPath::parse("a/b").unwrap();
+        for folder in [None, folder] {
+            let path = StoredPath::new(account(), folder, FileName::from_upload("cat.v2.jpg", None).unwrap());
+            assert_eq!(StoredPath::from_stored(&path.to_string()), Some(path));
+        }
+        for bad in ["", "acme", "acme/", "/cat.jpg", "acme//cat.jpg"] {
+            assert_eq!(StoredPath::from_stored(bad), None, "{bad:?}");
+        }
+    }
 
     fn account() -> AccountName {
         AccountName::parse("acme").unwrap()

@@ -39,10 +39,62 @@ impl FileKind {
     }
 }
 
-/// The outcome of sniffing: the MIME type to record (`rawType`) and the kind derived from it (`type`).
+/// A file's media type as sniffed (`rawType`): lower-case `type/subtype` without parameters. What the
+/// service does with a file by its type (render it, show it inline, draw a placeholder) is asked of this
+/// type, so each such rule is written once.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct MediaType(String);
+
+impl MediaType {
+    /// A type as recorded (sniffed before it was stored).
+    pub fn new(text: impl Into<String>) -> Self {
+        Self(text.into())
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// The `type` of the file object.
+    pub fn kind(&self) -> FileKind {
+        FileKind::of_mime(&self.0)
+    }
+
+    fn is_svg(&self) -> bool {
+        self.0 == "image/svg+xml"
+    }
+
+    /// An image made of pixels: every image type but SVG (whose thumbnail is a placeholder).
+    pub fn is_raster_image(&self) -> bool {
+        self.kind() == FileKind::Image && !self.is_svg()
+    }
+
+    /// An image that delivery transforms; everything else, SVG and BMP originals included, is served as
+    /// stored whatever the query asks (docs/transformations.md).
+    pub fn is_transformable(&self) -> bool {
+        self.is_raster_image() && self.0 != "image/bmp"
+    }
+
+    /// Whether a browser may show the file in place rather than download it: raster images, video, audio,
+    /// plain text, JSON and PDF. Anything else (SVG and HTML above all) is served as an attachment.
+    pub fn displays_inline(&self) -> bool {
+        self.is_raster_image()
+            || self.0.starts_with("video/")
+            || self.0.starts_with("audio/")
+            || matches!(self.0.as_str(), "text/plain" | "application/json" | "application/pdf")
+    }
+}
+
+impl std::fmt::Display for MediaType {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// The outcome of sniffing: the media type to record (`rawType`) and the kind derived from it (`type`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SniffedType {
-    pub mime: String,
+    pub mime: MediaType,
     pub kind: FileKind,
 }
 
@@ -63,8 +115,8 @@ pub fn normalize_mime(declared: &str) -> Option<String> {
 /// Decides `rawType` from the declared type and the object's first bytes (up to `SNIFF_BYTES`).
 pub fn sniff(declared: &str, head: &[u8]) -> SniffedType {
     let declared = normalize_mime(declared).unwrap_or_else(|| "application/octet-stream".into());
-    let mime = sniffed_mime(&declared, head);
-    SniffedType { kind: FileKind::of_mime(&mime), mime }
+    let mime = MediaType(sniffed_mime(&declared, head));
+    SniffedType { kind: mime.kind(), mime }
 }
 
 fn sniffed_mime(declared: &str, head: &[u8]) -> String {
@@ -115,30 +167,56 @@ mod tests {
 
     #[test]
     fn the_bytes_win_over_the_claim() {
-        assert_eq!(sniff("image/jpeg", PNG), SniffedType { mime: "image/png".into(), kind: FileKind::Image });
+        assert_eq!(sniff("image/jpeg", PNG), SniffedType { mime: MediaType::new("image/png"), kind: FileKind::Image });
         let html = sniff("image/png", b"<!DOCTYPE html><script>alert(1)</script>");
-        assert_eq!(html.mime, "text/html");
+        assert_eq!(html.mime.as_str(), "text/html");
         assert_eq!(html.kind, FileKind::File);
         for kind in [FileKind::Image, FileKind::Video, FileKind::Json, FileKind::File] {
             assert_eq!(FileKind::parse(kind.as_str()), Some(kind));
         }
         assert_eq!(FileKind::parse("Image"), None);
-        assert_eq!(sniff("image/png", b"just text").mime, "application/octet-stream");
+        assert_eq!(sniff("image/png", b"just text").mime.as_str(), "application/octet-stream");
         assert_eq!(sniff("image/png", b"").kind, FileKind::File);
     }
 
     #[test]
     fn text_formats_keep_their_declared_type() {
         assert_eq!(sniff("application/json", b" {\"a\":1}").kind, FileKind::Json);
-        assert_eq!(sniff("application/json", b"nope").mime, "text/plain");
-        assert_eq!(sniff("text/csv; charset=utf-8", b"a,b\n1,2").mime, "text/csv");
-        assert_eq!(sniff("not a mime", b"a,b").mime, "application/octet-stream");
+        assert_eq!(sniff("application/json", b"nope").mime.as_str(), "text/plain");
+        assert_eq!(sniff("text/csv; charset=utf-8", b"a,b\n1,2").mime.as_str(), "text/csv");
+        assert_eq!(sniff("not a mime", b"a,b").mime.as_str(), "application/octet-stream");
     }
 
     #[test]
     fn svg_is_recognised_as_an_image() {
         let svg = sniff("image/svg+xml", b"<?xml version=\"1.0\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\"/>");
-        assert_eq!(svg, SniffedType { mime: "image/svg+xml".into(), kind: FileKind::Image });
+        assert_eq!(svg, SniffedType { mime: MediaType::new("image/svg+xml"), kind: FileKind::Image });
+        assert!(!svg.mime.is_raster_image() && !svg.mime.is_transformable() && !svg.mime.displays_inline());
+    }
+
+    #[test]
+    fn what_each_type_is_served_as() {
+        // (type, raster image, transformed, shown inline)
+        for (mime, raster, transformed, inline) in [
+            ("image/jpeg", true, true, true),
+            ("image/png", true, true, true),
+            ("image/bmp", true, false, true),
+            ("image/svg+xml", false, false, false),
+            ("video/mp4", false, false, true),
+            ("audio/mpeg", false, false, true),
+            ("text/plain", false, false, true),
+            ("application/json", false, false, true),
+            ("application/pdf", false, false, true),
+            ("text/html", false, false, false),
+            ("application/octet-stream", false, false, false),
+        ] {
+            let media = MediaType::new(mime);
+            assert_eq!(
+                (media.is_raster_image(), media.is_transformable(), media.displays_inline()),
+                (raster, transformed, inline),
+                "{mime}"
+            );
+        }
     }
 
     #[test]

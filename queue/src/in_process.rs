@@ -14,7 +14,7 @@ use std::{
 use async_trait::async_trait;
 use tokio::sync::{Mutex as AsyncMutex, mpsc};
 
-use crate::{Delivery, Job, JobQueue, MAX_ATTEMPTS, QueueError, RetryOutcome};
+use crate::{Delivery, JobQueue, MAX_ATTEMPTS, Payload, QueueError, RetryOutcome};
 
 pub struct InProcessQueue {
     sender: mpsc::UnboundedSender<Delivery>,
@@ -22,7 +22,7 @@ pub struct InProcessQueue {
     next_id: AtomicU64,
     /// Enqueued or scheduled for retry, not yet acked or dead-lettered.
     pending: Arc<AtomicUsize>,
-    dead: Mutex<Vec<Job>>,
+    dead: Mutex<Vec<Payload>>,
     /// Dedupe keys of the jobs enqueued and not yet acked or dead-lettered.
     queued: Mutex<HashSet<String>>,
 }
@@ -57,15 +57,15 @@ impl InProcessQueue {
 
 #[async_trait]
 impl JobQueue for InProcessQueue {
-    async fn enqueue(&self, job: Job) -> Result<(), QueueError> {
-        let key = job.dedupe_key();
+    async fn enqueue(&self, payload: Payload) -> Result<(), QueueError> {
+        let key = payload.dedupe_key();
         if !self.queued().insert(key.clone()) {
-            tracing::debug!(job = ?job, "an identical job is still waiting; dropped this one");
+            tracing::debug!(job = ?payload, "an identical job is still waiting; dropped this one");
             return Ok(());
         }
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         self.pending.fetch_add(1, Ordering::Relaxed);
-        let sent = self.send(Delivery { receipt: id.to_string(), job, attempt: 1 });
+        let sent = self.send(Delivery { receipt: id.to_string(), payload, attempt: 1 });
         if sent.is_err() {
             self.pending.fetch_sub(1, Ordering::Relaxed);
             self.queued().remove(&key);
@@ -79,16 +79,16 @@ impl JobQueue for InProcessQueue {
 
     async fn ack(&self, delivery: &Delivery) -> Result<(), QueueError> {
         self.pending.fetch_sub(1, Ordering::Relaxed);
-        self.queued().remove(&delivery.job.dedupe_key());
+        self.queued().remove(&delivery.payload.dedupe_key());
         Ok(())
     }
 
     async fn retry(&self, delivery: Delivery, delay: Duration) -> Result<RetryOutcome, QueueError> {
         if delivery.attempt >= MAX_ATTEMPTS {
-            tracing::error!(job = ?delivery.job, attempts = delivery.attempt, "job dead-lettered");
+            tracing::error!(job = ?delivery.payload, attempts = delivery.attempt, "job dead-lettered");
             self.pending.fetch_sub(1, Ordering::Relaxed);
-            self.queued().remove(&delivery.job.dedupe_key());
-            self.dead.lock().unwrap_or_else(|p| p.into_inner()).push(delivery.job);
+            self.queued().remove(&delivery.payload.dedupe_key());
+            self.dead.lock().unwrap_or_else(|p| p.into_inner()).push(delivery.payload);
             return Ok(RetryOutcome::DeadLettered);
         }
         let sender = self.sender.clone();
@@ -110,7 +110,7 @@ impl JobQueue for InProcessQueue {
         Ok(self.pending.load(Ordering::Relaxed))
     }
 
-    async fn dead_letters(&self) -> Result<Vec<Job>, QueueError> {
+    async fn dead_letters(&self) -> Result<Vec<Payload>, QueueError> {
         Ok(self.dead.lock().unwrap_or_else(|p| p.into_inner()).clone())
     }
 }
@@ -119,8 +119,8 @@ impl JobQueue for InProcessQueue {
 mod tests {
     use super::*;
 
-    fn job(key: &str) -> Job {
-        Job::DeleteObject { key: key.into() }
+    fn job(key: &str) -> Payload {
+        Payload::from_json(&format!(r#"{{"kind":"delete_object","key":"{key}"}}"#)).unwrap()
     }
 
     #[tokio::test]
@@ -130,7 +130,7 @@ mod tests {
         queue.enqueue(job("b")).await.unwrap();
         assert_eq!(queue.depth().await.unwrap(), 2);
         let first = queue.next().await.unwrap().unwrap();
-        assert_eq!((first.job.clone(), first.attempt), (job("a"), 1));
+        assert_eq!((first.payload.clone(), first.attempt), (job("a"), 1));
         queue.ack(&first).await.unwrap();
         let second = queue.next().await.unwrap().unwrap();
         queue.ack(&second).await.unwrap();
@@ -164,22 +164,22 @@ mod tests {
         queue.enqueue(job("b")).await.unwrap();
         assert_eq!(queue.depth().await.unwrap(), 2);
         let first = queue.next().await.unwrap().unwrap();
-        assert_eq!(first.job, job("a"));
+        assert_eq!(first.payload, job("a"));
         // Still running, then scheduled for retry: a twin is still dropped.
         queue.enqueue(job("a")).await.unwrap();
         assert_eq!(queue.retry(first, Duration::ZERO).await.unwrap(), RetryOutcome::Scheduled);
         queue.enqueue(job("a")).await.unwrap();
         let second = queue.next().await.unwrap().unwrap();
-        assert_eq!(second.job, job("b"));
+        assert_eq!(second.payload, job("b"));
         queue.ack(&second).await.unwrap();
         let again = queue.next().await.unwrap().unwrap();
-        assert_eq!((again.job.clone(), again.attempt), (job("a"), 2));
+        assert_eq!((again.payload.clone(), again.attempt), (job("a"), 2));
         queue.ack(&again).await.unwrap();
         assert_eq!(queue.depth().await.unwrap(), 0);
         // Once acked, the same job can be queued again.
         queue.enqueue(job("a")).await.unwrap();
         assert_eq!(queue.depth().await.unwrap(), 1);
         let fresh = queue.next().await.unwrap().unwrap();
-        assert_eq!((fresh.job, fresh.attempt), (job("a"), 1));
+        assert_eq!((fresh.payload, fresh.attempt), (job("a"), 1));
     }
 }

@@ -1,78 +1,111 @@
-//! The job queue behind one trait, `JobQueue`. Jobs are derived work (losing one loses no data), delivered
-//! at least once: a worker takes a `Delivery`, then acks it or hands it back for a later attempt; after
-//! `MAX_ATTEMPTS` a job is dead-lettered. A job whose identical twin (same `Job::dedupe_key`) is still
-//! waiting or running is dropped at enqueue, and jobs are idempotent, so a job done twice is harmless.
+//! The job queue as a transport, behind one trait, `JobQueue`. It carries `Payload`s (a kind and a JSON
+//! body) and knows nothing of what they ask for: the typed jobs and their handlers live above it
+//! (`shutterbox-jobs`, `shutterbox-worker`). Payloads are delivered at least once: a worker takes a
+//! `Delivery`, then acks it or hands it back for a later attempt; after `MAX_ATTEMPTS` it is dead-lettered.
+//! A payload whose identical twin (same `Payload::dedupe_key`) is still waiting or running is dropped at
+//! enqueue, and jobs are idempotent, so a job done twice is harmless.
 //!
-//! Two backends: `InProcessQueue`, the embedded one, run by workers inside `serve` (nothing survives a
-//! restart); `RedisQueue`, the distributed one over Redis Streams, shared by API nodes and worker
-//! processes, which also reclaims the jobs of a worker that died (`redis` module docs). The API shares
-//! the queue's pool of ordinary connections (`RedisQueue::pool`) for its rate limiter, render leases and
-//! invalidations; `connect_pool` opens such a pool without a queue.
+//! `InProcessQueue` is the embedded backend, run by workers inside `serve` (nothing survives a restart).
+//! The distributed one, over Redis Streams, lives with the rest of the Redis code in the `shutterbox`
+//! crate (`src/redis/`).
 
 mod in_process;
-mod redis;
 
-use std::{sync::atomic::AtomicU64, time::Duration};
+use std::{fmt, sync::atomic::AtomicU64, time::Duration};
 
 use async_trait::async_trait;
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize, Serializer, de::Error as _, ser::SerializeMap};
+use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
-use shutterbox_variants::VariantSpec;
 
-pub use self::redis::{RedisQueue, RedisQueueOptions, connect_pool};
 pub use in_process::InProcessQueue;
 
 /// Attempts before a job is dead-lettered.
 pub const MAX_ATTEMPTS: u32 = 5;
 
-/// A unit of background work. Serialized as JSON when the queue is out of process.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum Job {
-    /// Remove a stored object whose inline removal failed (a deleted file's bytes, a confirm's leftovers),
-    /// so a failed step leaves no orphan behind.
-    DeleteObject { key: String },
-    /// Render a variant of a file and keep it in the object store (thumbnails on confirm, transform-url
-    /// variants, batch warming), so its first request is already a hit. On the wire the spec is two fields,
-    /// `query` (delivery syntax) and `target` (`source`, `auto`, `webp`, …). `warm` names the batch item
-    /// this job completes, when it is part of a warming batch.
-    RenderVariant {
-        file_id: String,
-        #[serde(flatten)]
-        spec: VariantSpec,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        warm: Option<WarmItem>,
-    },
+/// A unit of background work as the queue carries it: what kind of job it is and its fields, opaque to
+/// the queue. On the wire (out-of-process queues) it is one JSON object, the body's fields beside
+/// `"kind"`: `{"kind":"delete_object","key":"files/…/original"}`.
+#[derive(Clone, PartialEq)]
+pub struct Payload {
+    kind: String,
+    body: Map<String, Value>,
 }
 
-/// One (file, transformation) pair of a warming batch, whose outcome the batch's progress counts.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct WarmItem {
-    pub batch_id: String,
-    pub item: u32,
-}
+/// Text that is not a payload: not a JSON object, or one without a string `kind`.
+#[derive(Debug, thiserror::Error)]
+#[error("not a job payload: {0}")]
+pub struct PayloadError(String);
 
-impl Job {
-    /// The job rendering variant `spec` of file `file_id`, for warming item `warm` if any.
-    pub fn render_variant(file_id: &str, spec: VariantSpec, warm: Option<WarmItem>) -> Self {
-        Self::RenderVariant { file_id: file_id.to_owned(), spec, warm }
+impl Payload {
+    /// A payload of `kind` with `body`'s fields (a `kind` field among them is dropped: the kind is the
+    /// payload's own).
+    pub fn new(kind: impl Into<String>, mut body: Map<String, Value>) -> Self {
+        body.remove("kind");
+        Self { kind: kind.into(), body }
     }
 
-    /// Identical jobs share this key: a queue may drop a job whose twin is still waiting, so enqueuing the
-    /// same work twice does it once.
+    /// A payload from one JSON object holding `kind` beside the body's fields (the wire form).
+    pub fn from_object(mut object: Map<String, Value>) -> Result<Self, PayloadError> {
+        match object.remove("kind") {
+            Some(Value::String(kind)) => Ok(Self { kind, body: object }),
+            _ => Err(PayloadError("no string field \"kind\"".into())),
+        }
+    }
+
+    pub fn kind(&self) -> &str {
+        &self.kind
+    }
+
+    pub fn body(&self) -> &Map<String, Value> {
+        &self.body
+    }
+
+    /// The wire form as one JSON object (`kind` beside the body's fields).
+    pub fn to_object(&self) -> Map<String, Value> {
+        let mut object = self.body.clone();
+        object.insert("kind".into(), Value::String(self.kind.clone()));
+        object
+    }
+
+    /// Identical payloads share this key: a queue may drop a payload whose twin is still waiting, so
+    /// enqueuing the same work twice does it once.
     pub fn dedupe_key(&self) -> String {
-        let text = serde_json::to_string(self).unwrap_or_default();
-        hex::encode(&Sha256::digest(text.as_bytes())[..12])
+        hex::encode(&Sha256::digest(self.to_json().as_bytes())[..12])
     }
 
-    /// JSON text of the job (the out-of-process queues' wire form).
+    /// JSON text of the payload (the out-of-process queues' wire form).
     pub fn to_json(&self) -> String {
-        // A Job holds only strings and integers (a spec is written as two strings): serializing cannot fail.
+        // Strings and numbers under string keys: serializing cannot fail.
         serde_json::to_string(self).unwrap_or_default()
     }
 
-    pub fn from_json(text: &str) -> Result<Self, serde_json::Error> {
-        serde_json::from_str(text)
+    pub fn from_json(text: &str) -> Result<Self, PayloadError> {
+        serde_json::from_str(text).map_err(|e| PayloadError(e.to_string()))
+    }
+}
+
+impl fmt::Debug for Payload {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.to_json())
+    }
+}
+
+impl Serialize for Payload {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(self.body.len() + 1))?;
+        map.serialize_entry("kind", &self.kind)?;
+        for (name, value) in &self.body {
+            map.serialize_entry(name, value)?;
+        }
+        map.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for Payload {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let object = Map::deserialize(deserializer)?;
+        Self::from_object(object).map_err(D::Error::custom)
     }
 }
 
@@ -89,12 +122,12 @@ pub struct JobStats {
     pub renders: AtomicU64,
 }
 
-/// A job handed to a worker, with how many times it has been tried before.
+/// A payload handed to a worker, with how many times it has been tried before.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Delivery {
     /// The queue's own handle on this delivery (ack and retry use it); opaque to workers.
     pub receipt: String,
-    pub job: Job,
+    pub payload: Payload,
     /// 1 on the first attempt.
     pub attempt: u32,
 }
@@ -114,8 +147,8 @@ pub enum RetryOutcome {
 
 #[async_trait]
 pub trait JobQueue: Send + Sync + 'static {
-    /// Adds a job. A job identical to one still waiting (same `Job::dedupe_key`) may be dropped instead.
-    async fn enqueue(&self, job: Job) -> Result<(), QueueError>;
+    /// Adds a job. One identical to one still waiting (same `Payload::dedupe_key`) may be dropped instead.
+    async fn enqueue(&self, payload: Payload) -> Result<(), QueueError>;
 
     /// Waits for the next job; `None` once the queue is closed.
     async fn next(&self) -> Result<Option<Delivery>, QueueError>;
@@ -134,5 +167,45 @@ pub trait JobQueue: Send + Sync + 'static {
     async fn depth(&self) -> Result<usize, QueueError>;
 
     /// Jobs given up on, oldest first.
-    async fn dead_letters(&self) -> Result<Vec<Job>, QueueError>;
+    async fn dead_letters(&self) -> Result<Vec<Payload>, QueueError>;
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn object(value: Value) -> Map<String, Value> {
+        match value {
+            Value::Object(map) => map,
+            other => panic!("not an object: {other}"),
+        }
+    }
+
+    #[test]
+    fn the_wire_form_is_one_object_with_the_kind_first() {
+        let payload = Payload::new("delete_object", object(json!({"key": "files/a/original"})));
+        assert_eq!(payload.to_json(), r#"{"kind":"delete_object","key":"files/a/original"}"#);
+        assert_eq!(Payload::from_json(&payload.to_json()).unwrap(), payload);
+        assert_eq!(payload.to_object(), object(json!({"kind": "delete_object", "key": "files/a/original"})));
+        // A kind in the body cannot shadow the payload's own.
+        assert_eq!(Payload::new("a", object(json!({"kind": "b"}))).to_json(), r#"{"kind":"a"}"#);
+    }
+
+    #[test]
+    fn text_without_a_kind_is_not_a_payload() {
+        for bad in ["", "[]", "{}", r#"{"kind":1}"#, r#"{"key":"x"}"#, "not json"] {
+            assert!(Payload::from_json(bad).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn twins_share_a_dedupe_key_whatever_the_field_order() {
+        let a = Payload::from_json(r#"{"kind":"k","a":1,"b":"x"}"#).unwrap();
+        let b = Payload::from_json(r#"{"b":"x","a":1,"kind":"k"}"#).unwrap();
+        assert_eq!(a.dedupe_key(), b.dedupe_key());
+        let c = Payload::from_json(r#"{"kind":"k","a":2,"b":"x"}"#).unwrap();
+        assert_ne!(a.dedupe_key(), c.dedupe_key());
+    }
 }

@@ -309,6 +309,8 @@ fn whole_object(path: &Path) -> io::Result<Bytes> {
 
 #[cfg(test)]
 mod tests {
+    use shutterbox_model::{FileId, PendingId};
+
     use super::*;
 
     async fn store() -> (tempfile::TempDir, LocalStore) {
@@ -329,7 +331,7 @@ mod tests {
     #[tokio::test]
     async fn presigned_upload_round_trip() {
         let (_dir, store) = store().await;
-        let key = ObjectKey::pending("abc");
+        let key = ObjectKey::pending(&PendingId::new("abc"));
         let url = store.presign_put(&key, 5, Duration::from_secs(60)).await.unwrap();
         let (path, query) = url.split_once('?').unwrap();
         assert_eq!(path, "http://x/storage/pending/abc");
@@ -340,13 +342,13 @@ mod tests {
         let part = store.read(&key, Some(ByteRange { start: 1, len: Some(3) })).await.unwrap().unwrap();
         assert_eq!(collect(part).await, b"ell");
         assert_eq!(store.get(&key).await.unwrap().as_deref(), Some(&b"hello"[..]));
-        assert_eq!(store.get(&ObjectKey::pending("none")).await.unwrap(), None);
+        assert_eq!(store.get(&ObjectKey::pending(&PendingId::new("none"))).await.unwrap(), None);
     }
 
     #[tokio::test]
     async fn oversize_uploads_leave_nothing_behind() {
         let (dir, store) = store().await;
-        let key = ObjectKey::pending("big");
+        let key = ObjectKey::pending(&PendingId::new("big"));
         let url = store.presign_put(&key, 4, Duration::from_secs(60)).await.unwrap();
         let query = PresignedQuery::parse(url.split_once('?').unwrap().1);
         let err = store.receive("pending/big", &query, None, body(&[b"he", b"llo"])).await;
@@ -360,8 +362,8 @@ mod tests {
     #[tokio::test]
     async fn copy_and_delete() {
         let (_dir, store) = store().await;
-        let from = ObjectKey::pending("a");
-        let to = ObjectKey::original("a");
+        let from = ObjectKey::pending(&PendingId::new("a"));
+        let to = ObjectKey::original(&FileId::new("a"));
         store.put(&from, Bytes::from_static(b"data"), "text/plain").await.unwrap();
         store.copy(&from, &to).await.unwrap();
         store.delete(&from).await.unwrap();
@@ -378,18 +380,18 @@ mod tests {
     async fn small_and_mapped_objects_read_whole() {
         let (_dir, store) = store().await;
         for (name, len) in [("small", 10), ("edge", MAP_AT_LEAST as usize - 1), ("mapped", MAP_AT_LEAST as usize)] {
-            let key = ObjectKey::original(name);
+            let key = ObjectKey::original(&FileId::new(name));
             let data: Vec<u8> = (0..len).map(|i| (i % 251) as u8).collect();
             store.put(&key, Bytes::from(data.clone()), "application/octet-stream").await.unwrap();
             assert!(store.get(&key).await.unwrap().unwrap() == data, "{name}");
         }
-        assert_eq!(store.get(&ObjectKey::original("missing")).await.unwrap(), None);
+        assert_eq!(store.get(&ObjectKey::original(&FileId::new("missing"))).await.unwrap(), None);
     }
 
     #[tokio::test]
     async fn a_mapped_object_keeps_its_bytes_when_the_object_is_replaced_or_removed() {
         let (_dir, store) = store().await;
-        let key = ObjectKey::original("big");
+        let key = ObjectKey::original(&FileId::new("big"));
         let first = vec![1u8; MAP_AT_LEAST as usize * 2];
         store.put(&key, Bytes::from(first.clone()), "application/octet-stream").await.unwrap();
         let held = store.get(&key).await.unwrap().unwrap();
@@ -404,7 +406,7 @@ mod tests {
     async fn the_signing_secret_survives_a_restart() {
         let dir = tempfile::tempdir().unwrap();
         let a = LocalStore::open(dir.path(), "http://x/storage".into()).await.unwrap();
-        let url = a.presign_put(&ObjectKey::pending("k"), 1, Duration::from_secs(60)).await.unwrap();
+        let url = a.presign_put(&ObjectKey::pending(&PendingId::new("k")), 1, Duration::from_secs(60)).await.unwrap();
         let b = LocalStore::open(dir.path(), "http://x/storage".into()).await.unwrap();
         let query = PresignedQuery::parse(url.split_once('?').unwrap().1);
         assert!(b.receive("pending/k", &query, None, body(&[b"x"])).await.is_ok());

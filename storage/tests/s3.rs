@@ -16,6 +16,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use futures_util::TryStreamExt;
+use shutterbox_model::{FileId, PendingId, VariantDigest};
 use shutterbox_storage::{ByteRange, ObjectInfo, ObjectKey, ObjectStore, S3Config, S3Store, StoreError};
 use tokio::{
     io::{AsyncReadExt, AsyncWriteExt},
@@ -49,7 +50,7 @@ async fn store() -> S3Store {
 }
 
 fn key(name: &str) -> ObjectKey {
-    ObjectKey::pending(name)
+    ObjectKey::pending(&PendingId::new(name))
 }
 
 async fn read_all(store: &S3Store, key: &ObjectKey, range: Option<ByteRange>) -> Option<Vec<u8>> {
@@ -176,7 +177,7 @@ async fn tampered_presigned_urls_are_refused() {
     assert_eq!(wrong_host.status, 403);
 
     assert_eq!(store.stat(&key).await.unwrap(), None);
-    assert_eq!(store.stat(&ObjectKey::pending("signee")).await.unwrap(), None);
+    assert_eq!(store.stat(&ObjectKey::pending(&PendingId::new("signee"))).await.unwrap(), None);
 }
 
 #[tokio::test]
@@ -245,7 +246,7 @@ async fn ranged_reads() {
 #[tokio::test]
 async fn missing_objects_are_none() {
     let store = store().await;
-    let missing = ObjectKey::original("0193a6c4-0000-7000-8000-000000000000");
+    let missing = ObjectKey::original(&FileId::new("0193a6c4-0000-7000-8000-000000000000"));
     assert_eq!(store.stat(&missing).await.unwrap(), None);
     assert!(store.read(&missing, None).await.unwrap().is_none());
     assert!(store.read(&missing, Some(ByteRange { start: 3, len: Some(4) })).await.unwrap().is_none());
@@ -257,7 +258,8 @@ async fn missing_objects_are_none() {
 async fn put_stores_the_content_type_and_copy_keeps_it() {
     let bucket = fresh_bucket();
     let store = S3Store::connect(config(&bucket)).await.unwrap();
-    let variant = ObjectKey::variant("0193a6c4-7f5e-7b7a-9c1e-2a9f3b1d4e5f", "ab12cd34");
+    let variant =
+        ObjectKey::variant(&FileId::new("0193a6c4-7f5e-7b7a-9c1e-2a9f3b1d4e5f"), &VariantDigest::new("ab12cd34"));
     store.put(&variant, Bytes::from_static(b"RIFF....WEBP"), "image/webp").await.unwrap();
 
     let got = http("GET", &presigned_get(&bucket, &variant).await, None, b"").await;
@@ -265,7 +267,7 @@ async fn put_stores_the_content_type_and_copy_keeps_it() {
     assert_eq!(got.header("content-type"), Some("image/webp"));
     assert_eq!(got.body, b"RIFF....WEBP");
 
-    let copy = ObjectKey::original("0193a6c4-7f5e-7b7a-9c1e-2a9f3b1d4e5f");
+    let copy = ObjectKey::original(&FileId::new("0193a6c4-7f5e-7b7a-9c1e-2a9f3b1d4e5f"));
     store.copy(&variant, &copy).await.unwrap();
     let got = http("GET", &presigned_get(&bucket, &copy).await, None, b"").await;
     assert_eq!(got.status, 200);
@@ -275,8 +277,8 @@ async fn put_stores_the_content_type_and_copy_keeps_it() {
 #[tokio::test]
 async fn copy_leaves_both_and_needs_a_source() {
     let store = store().await;
-    let from = ObjectKey::pending("0193a6c4-7f5e-7b7a-9c1e-2a9f3b1d4e5f");
-    let to = ObjectKey::original("0193a6c4-7f5e-7b7a-9c1e-2a9f3b1d4e5f");
+    let from = ObjectKey::pending(&PendingId::new("0193a6c4-7f5e-7b7a-9c1e-2a9f3b1d4e5f"));
+    let to = ObjectKey::original(&FileId::new("0193a6c4-7f5e-7b7a-9c1e-2a9f3b1d4e5f"));
     store.put(&from, Bytes::from_static(b"data"), "text/plain").await.unwrap();
     store.put(&to, Bytes::from_static(b"to be replaced"), "text/plain").await.unwrap();
 
@@ -284,20 +286,20 @@ async fn copy_leaves_both_and_needs_a_source() {
     assert_eq!(store.get(&from).await.unwrap().as_deref(), Some(&b"data"[..]));
     assert_eq!(store.get(&to).await.unwrap().as_deref(), Some(&b"data"[..]));
 
-    let nowhere = ObjectKey::pending("nowhere");
-    assert!(store.copy(&nowhere, &ObjectKey::original("nowhere")).await.is_err());
-    assert_eq!(store.stat(&ObjectKey::original("nowhere")).await.unwrap(), None);
+    let nowhere = ObjectKey::pending(&PendingId::new("nowhere"));
+    assert!(store.copy(&nowhere, &ObjectKey::original(&FileId::new("nowhere"))).await.is_err());
+    assert_eq!(store.stat(&ObjectKey::original(&FileId::new("nowhere"))).await.unwrap(), None);
 }
 
 #[tokio::test]
 async fn delete_removes_and_tolerates_missing() {
     let store = store().await;
-    let key = ObjectKey::variant("f", "d1");
+    let key = ObjectKey::variant(&FileId::new("f"), &VariantDigest::new("d1"));
     store.put(&key, Bytes::from_static(b"v"), "image/png").await.unwrap();
     store.delete(&key).await.unwrap();
     assert_eq!(store.stat(&key).await.unwrap(), None);
     store.delete(&key).await.unwrap();
-    store.delete(&ObjectKey::pending("never-there")).await.unwrap();
+    store.delete(&ObjectKey::pending(&PendingId::new("never-there"))).await.unwrap();
     store.check().await.unwrap();
 }
 

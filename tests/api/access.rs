@@ -8,7 +8,7 @@ use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 use shutterbox_api::signing::UrlSigningKeys;
 
-use crate::helpers::{PNG, TestApp, assert_error, dimensions, shutterbox};
+use crate::helpers::{PNG, TestApp, assert_error, dimensions, file_id, shutterbox};
 
 const KEY_A: &str = "key-a-0123456789abcdef0123456789abcdef";
 const KEY_B: &str = "key-b-fedcba9876543210fedcba9876543210";
@@ -55,11 +55,10 @@ async fn image(app: &TestApp, url: &str) -> (String, (u32, u32)) {
 
 /// Renders (of the API nodes and the job runners) and stored objects of `file` so far.
 async fn work_done(app: &TestApp, file: &Value) -> (u64, u64, usize) {
-    let id = file["id"].as_str().unwrap();
     (
         app.metric("shutterbox_renders_total").await,
         app.job_metric("shutterbox_job_renders_total").await,
-        app.stored_objects(id).len(),
+        app.stored_objects(&file_id(file)).len(),
     )
 }
 

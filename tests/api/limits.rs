@@ -9,7 +9,7 @@ use shutterbox_pipeline::{
     samples::{Seeded, animated_gif, random_request},
 };
 
-use crate::helpers::{PNG, TestApp, assert_error, dimensions, shutterbox};
+use crate::helpers::{PNG, TestApp, assert_error, dimensions, file_id, shutterbox};
 
 /// The fixture's size.
 const GRADIENT: Size = Size { width: 16, height: 8 };
@@ -53,8 +53,7 @@ async fn outputs_beyond_the_pixel_limit_are_refused_and_every_other_request_rend
         "the sweep crossed the limit both ways: {refused} refused, {rendered} rendered"
     );
     // Only the thumbnail and the rendered variants were stored, nothing for a refusal.
-    let id = file["id"].as_str().unwrap();
-    assert!(app.stored_objects(id).len() <= rendered + 2);
+    assert!(app.stored_objects(&file_id(&file)).len() <= rendered + 2);
 }
 
 #[tokio::test]

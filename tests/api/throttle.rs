@@ -8,7 +8,7 @@ use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 use shutterbox_api::RateLimitSpec;
 
-use crate::helpers::{PNG, TestApp, assert_error, eventually, shutterbox};
+use crate::helpers::{PNG, TestApp, assert_error, eventually, file_id, shutterbox};
 
 /// A window far longer than the test, so it never resets midway.
 const DAY: u64 = 86_400;
@@ -53,8 +53,7 @@ async fn renders_beyond_an_addresss_budget_are_429_and_what_exists_is_always_ser
 
     // What needs no render of this client's: variants in memory or stored (on either node), the
     // original, the thumbnail, and a variant a job rendered.
-    let id = file["id"].as_str().unwrap();
-    let stored = || app.stored_objects(id).iter().filter(|path| path.contains("/v/")).count();
+    let stored = || app.stored_objects(&file_id(&file)).iter().filter(|path| path.contains("/v/")).count();
     eventually(10, "the thumbnail and three variants stored", || async { stored() == 4 }).await;
     for w in 1..=3 {
         let again = format!("{url}?w={w}&utm={w}");

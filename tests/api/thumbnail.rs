@@ -8,7 +8,7 @@ use image::{DynamicImage, ImageFormat, Rgba, RgbaImage};
 use reqwest::{Method, StatusCode};
 use serde_json::Value;
 
-use crate::helpers::{PNG, TestApp, assert_error, dimensions};
+use crate::helpers::{PNG, TestApp, assert_error, dimensions, file_id};
 
 fn png(width: u32, height: u32) -> Vec<u8> {
     let img = RgbaImage::from_fn(width, height, |x, y| Rgba([(x % 256) as u8, (y % 256) as u8, 90, 255]));
@@ -125,16 +125,16 @@ async fn deleting_a_file_removes_its_stored_variants() {
     assert_eq!(app.fetch(&variant).await.0, StatusCode::OK);
     // The original, the thumbnail (job) and the variant (kept in the background).
     for _ in 0..200 {
-        if app.stored_objects(id).len() == 3 {
+        if app.stored_objects(&file_id(&file)).len() == 3 {
             break;
         }
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
-    assert_eq!(app.stored_objects(id).len(), 3, "{:?}", app.stored_objects(id));
+    assert_eq!(app.stored_objects(&file_id(&file)).len(), 3, "{:?}", app.stored_objects(&file_id(&file)));
 
     let deleted = app.authed(Method::DELETE, &format!("/files/{id}"), &app.key).send().await.unwrap();
     assert_eq!(deleted.status(), StatusCode::OK);
-    assert!(app.stored_objects(id).is_empty(), "{:?}", app.stored_objects(id));
+    assert!(app.stored_objects(&file_id(&file)).is_empty(), "{:?}", app.stored_objects(&file_id(&file)));
     if app.is_embedded() {
         assert!(!app.objects_dir.join("files").join(id).exists(), "no empty directories left behind");
     }
@@ -150,9 +150,8 @@ async fn stored_variants_are_read_back_when_memory_holds_nothing() {
     let variant = format!("{}?w=120&format=png", file["secureUrl"].as_str().unwrap());
     let (status, _, first) = app.fetch(&variant).await;
     assert_eq!(status, StatusCode::OK);
-    let id = file["id"].as_str().unwrap();
     for _ in 0..200 {
-        if app.stored_objects(id).len() == 3 {
+        if app.stored_objects(&file_id(&file)).len() == 3 {
             break;
         }
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;

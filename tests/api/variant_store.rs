@@ -7,18 +7,17 @@ use serde_json::{Value, json};
 use shutterbox_pipeline::{Target, Transform};
 use shutterbox_variants::VariantSpec;
 
-use crate::helpers::{PNG, TestApp, eventually};
+use crate::helpers::{PNG, TestApp, eventually, file_id};
 
 /// Whether the variant `query` of `file` is in the object store.
 fn stored(app: &TestApp, file: &Value, query: &str) -> bool {
-    let id = file["id"].as_str().unwrap();
     let spec = VariantSpec::new(Transform::from_query(query).unwrap(), Target::Source);
-    app.objects_dir.join(spec.key(id).object_key().as_str()).exists()
+    app.objects_dir.join(spec.key(&file_id(file)).object_key().as_str()).exists()
 }
 
 /// Stored variant objects of `file` (its original not counted).
 fn stored_variants(app: &TestApp, file: &Value) -> usize {
-    app.stored_objects(file["id"].as_str().unwrap()).iter().filter(|path| path.contains("/v/")).count()
+    app.stored_objects(&file_id(file)).iter().filter(|path| path.contains("/v/")).count()
 }
 
 async fn ok(app: &TestApp, url: &str) {

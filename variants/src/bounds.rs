@@ -16,6 +16,7 @@ use std::{
 };
 
 use shutterbox_metadata::MetadataStore;
+use shutterbox_model::{FileId, VariantDigest};
 
 use crate::spec::VariantKey;
 
@@ -103,7 +104,7 @@ impl AccessLog {
 
     /// Writes every noted access as `now_ms`, in one statement per 500.
     pub(crate) async fn flush(&self, metadata: &dyn MetadataStore, now_ms: i64) {
-        let keys: Vec<(String, String)> = {
+        let keys: Vec<(FileId, VariantDigest)> = {
             let mut touched = self.touched.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
             touched.drain().map(|key| (key.file_id, key.digest)).collect()
         };

@@ -8,13 +8,14 @@
 use bytes::Bytes;
 use moka::future::Cache;
 use shutterbox_metadata::FileRecord;
+use shutterbox_model::FileId;
 use shutterbox_storage::ObjectStore;
 
 use crate::renderer::VariantError;
 
 #[derive(Clone)]
 pub(crate) struct Originals {
-    cache: Cache<String, Bytes>,
+    cache: Cache<FileId, Bytes>,
     /// The largest original kept: an eighth of the bound, so a few large ones cannot push out every other.
     max_entry: u64,
 }
@@ -24,7 +25,7 @@ impl Originals {
     pub(crate) fn new(max_bytes: u64) -> Self {
         let cache = Cache::builder()
             .max_capacity(max_bytes)
-            .weigher(|_id: &String, bytes: &Bytes| u32::try_from(bytes.len()).unwrap_or(u32::MAX))
+            .weigher(|_id: &FileId, bytes: &Bytes| u32::try_from(bytes.len()).unwrap_or(u32::MAX))
             .support_invalidation_closures()
             .build();
         Self { cache, max_entry: max_bytes / 8 }
@@ -43,8 +44,8 @@ impl Originals {
     }
 
     /// Drops a deleted file's original.
-    pub(crate) fn forget(&self, file_id: &str) {
-        let file_id = file_id.to_owned();
+    pub(crate) fn forget(&self, file_id: &FileId) {
+        let file_id = file_id.clone();
         if let Err(e) = self.cache.invalidate_entries_if(move |id, _| *id == file_id) {
             tracing::warn!(error = %e, "could not drop a deleted file's original from memory");
         }

@@ -8,7 +8,7 @@ use std::sync::{Arc, atomic::Ordering};
 use bytes::Bytes;
 use prometheus::{HistogramOpts, HistogramVec};
 use shutterbox_metadata::{FileRecord, MetadataError, MetadataStore, VariantRecord};
-use shutterbox_model::clock::now_ms;
+use shutterbox_model::{FileId, VariantDigest, clock::now_ms};
 use shutterbox_pipeline::{PipelineError, RenderOptions, Target, render};
 use shutterbox_storage::{ObjectKey, ObjectStore, StoreError};
 
@@ -38,7 +38,7 @@ pub enum VariantError {
     #[error(transparent)]
     Metadata(#[from] MetadataError),
     #[error("the original of file {0} is missing from the store")]
-    OriginalMissing(String),
+    OriginalMissing(FileId),
     #[error("render task failed: {0}")]
     Task(#[from] PoolError),
     /// Every render slot is taken and the queue for them is full: come back later.
@@ -217,7 +217,7 @@ impl Renderer {
             std::iter::once(key.as_str()).chain(room.evictable.iter().map(|r| r.object_key.as_str())).collect();
         self.metadata.begin_objects(&settled, now_ms).await?;
         if !room.evictable.is_empty() {
-            let digests: Vec<&str> = room.evictable.iter().map(|r| r.digest.as_str()).collect();
+            let digests: Vec<&VariantDigest> = room.evictable.iter().map(|r| &r.digest).collect();
             let evicted = self.metadata.delete_variants(file_id, &digests).await?;
             self.store_stats.evicted(Eviction::FileCap, evicted);
             for record in &room.evictable {

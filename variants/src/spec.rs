@@ -7,8 +7,8 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
+use shutterbox_model::{FileId, ObjectKey, VariantDigest};
 use shutterbox_pipeline::{Target, Transform};
-use shutterbox_storage::ObjectKey;
 
 /// What to render: the transformation and the output target, with the digest naming that pair.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -16,14 +16,14 @@ use shutterbox_storage::ObjectKey;
 pub struct VariantSpec {
     transform: Transform,
     target: Target,
-    digest: String,
+    digest: VariantDigest,
 }
 
 impl VariantSpec {
     pub fn new(transform: Transform, target: Target) -> Self {
         // Order-free, defaults filled in: the canonical text, so parameter order never splits a variant.
         let digest = Sha256::digest(format!("{}|{}", transform.canonical(), target.as_str()));
-        Self { transform, target, digest: hex::encode(&digest[..8]) }
+        Self { transform, target, digest: VariantDigest::new(hex::encode(&digest[..8])) }
     }
 
     pub fn transform(&self) -> &Transform {
@@ -35,13 +35,13 @@ impl VariantSpec {
     }
 
     /// Names the variant among its file's variants.
-    pub fn digest(&self) -> &str {
+    pub fn digest(&self) -> &VariantDigest {
         &self.digest
     }
 
     /// The key of this variant of file `file_id`.
-    pub fn key(&self, file_id: &str) -> VariantKey {
-        VariantKey { file_id: file_id.to_owned(), digest: self.digest.clone() }
+    pub fn key(&self, file_id: &FileId) -> VariantKey {
+        VariantKey { file_id: file_id.clone(), digest: self.digest.clone() }
     }
 }
 
@@ -71,8 +71,8 @@ impl TryFrom<SpecText> for VariantSpec {
 /// A variant's name: whose it is and which one. Displayed as `<file id>/<digest>`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct VariantKey {
-    pub file_id: String,
-    pub digest: String,
+    pub file_id: FileId,
+    pub digest: VariantDigest,
 }
 
 impl VariantKey {
@@ -108,7 +108,7 @@ mod tests {
         let webp = Target::Format(OutputFormat::Webp);
         assert_eq!(spec("w=300&fit=cover", webp).digest(), spec("fit=cover&w=300&q=80", webp).digest());
         assert_ne!(spec("w=300", webp).digest(), spec("w=300", Target::Auto).digest());
-        assert_eq!(spec("w=300", webp).digest().len(), 16);
+        assert_eq!(spec("w=300", webp).digest().as_str().len(), 16);
     }
 
     #[test]
@@ -125,7 +125,7 @@ mod tests {
 
     #[test]
     fn one_key_format() {
-        let key = spec("w=10", Target::Source).key("f1");
+        let key = spec("w=10", Target::Source).key(&FileId::new("f1"));
         assert_eq!(key.to_string(), format!("f1/{}", key.digest));
         assert_eq!(key.object_key().as_str(), format!("files/f1/v/{}", key.digest));
         assert_eq!(key.etag(), format!("\"f1-{}\"", key.digest));

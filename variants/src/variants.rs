@@ -15,7 +15,7 @@ use std::{
 
 use moka::future::Cache;
 use shutterbox_metadata::{FileRecord, MetadataStore};
-use shutterbox_model::clock::now_ms;
+use shutterbox_model::{FileId, clock::now_ms};
 use shutterbox_pipeline::RenderOptions;
 use shutterbox_storage::ObjectStore;
 
@@ -317,9 +317,9 @@ impl Variants {
     }
 
     /// Forgets every variant of a file held in memory, and its original (on delete).
-    pub fn forget(&self, file_id: &str) {
+    pub fn forget(&self, file_id: &FileId) {
         self.renderer.originals.forget(file_id);
-        let file_id = file_id.to_owned();
+        let file_id = file_id.clone();
         if let Err(e) = self.cache.invalidate_entries_if(move |key, _| key.file_id == file_id) {
             tracing::warn!(error = %e, "could not drop a deleted file's cached variants");
         }
@@ -365,7 +365,7 @@ fn memory(max_bytes: u64) -> Cache<VariantKey, Arc<Variant>> {
 mod tests {
     use bytes::Bytes;
     use shutterbox_metadata::{ConfirmOutcome, NewFile, PendingUpload, SqlMetadata, VariantRecord};
-    use shutterbox_model::{AccountName, FileKind, ObjectKey};
+    use shutterbox_model::{AccountName, FileKind, MediaType, ObjectKey, PendingId, VariantDigest};
     use shutterbox_pipeline::{OutputFormat, Target, Transform, samples};
     use shutterbox_storage::LocalStore;
 
@@ -386,13 +386,13 @@ mod tests {
     async fn file_record(metadata: &dyn MetadataStore, store: &dyn ObjectStore, bytes: Vec<u8>) -> FileRecord {
         let account = AccountName::parse("default").unwrap();
         let owner = metadata.ensure_account(&account, 0).await.unwrap();
-        let id = "0190a0a0-0000-7000-8000-000000000001".to_owned();
+        let id = FileId::new("0190a0a0-0000-7000-8000-000000000001");
         let object_key = ObjectKey::original(&id);
         store.put(&object_key, Bytes::from(bytes.clone()), "image/jpeg").await.unwrap();
         let pending = PendingUpload {
-            id: "0190a0a0-0000-7000-8000-000000000002".into(),
+            id: PendingId::new("0190a0a0-0000-7000-8000-000000000002"),
             account_id: owner.id.clone(),
-            object_key: ObjectKey::pending("0190a0a0-0000-7000-8000-000000000002"),
+            object_key: ObjectKey::pending(&PendingId::new("0190a0a0-0000-7000-8000-000000000002")),
             name: "photo.jpg".into(),
             folder: None,
             declared_type: "image/jpeg".into(),
@@ -407,13 +407,13 @@ mod tests {
             account_id: owner.id,
             path: pending.stored_path(&account).unwrap(),
             object_key,
-            raw_type: "image/jpeg".into(),
+            raw_type: MediaType::new("image/jpeg"),
             kind: FileKind::Image,
             size: bytes.len() as u64,
             now_ms: 0,
         };
         match metadata.confirm_pending(&pending.id, new).await.unwrap() {
-            ConfirmOutcome::Created(file) => file,
+            ConfirmOutcome::Created(file) => *file,
             other => panic!("{other:?}"),
         }
     }
@@ -579,14 +579,15 @@ mod tests {
 
     /// Which of the digests "a" to "d" the file has stored, checked against its stored count so that no
     /// other variant hides among them.
-    async fn stored_digests(metadata: &dyn MetadataStore, file_id: &str) -> Vec<&'static str> {
+    async fn stored_digests(metadata: &dyn MetadataStore, file_id: &FileId) -> Vec<&'static str> {
         let mut stored = Vec::new();
         for digest in ["a", "b", "c", "d"] {
-            if metadata.variant(file_id, digest).await.unwrap().is_some() {
+            if metadata.variant(file_id, &VariantDigest::new(digest)).await.unwrap().is_some() {
                 stored.push(digest);
             }
         }
-        assert_eq!(metadata.variant_room(file_id, "a", u64::MAX).await.unwrap().stored, stored.len() as u64);
+        let room = metadata.variant_room(file_id, &VariantDigest::new("a"), u64::MAX).await.unwrap();
+        assert_eq!(room.stored, stored.len() as u64);
         stored
     }
 
@@ -598,11 +599,11 @@ mod tests {
         let (metadata, store) = (variants.renderer.metadata.clone(), variants.renderer.store.clone());
         // (digest, pinned, last used): 100 bytes each, 400 in all against a budget of 250.
         for (digest, pinned, used) in [("a", true, 1), ("b", false, 3), ("c", false, 2), ("d", true, 4)] {
-            let object_key = ObjectKey::variant(&file.id, digest);
+            let object_key = ObjectKey::variant(&file.id, &VariantDigest::new(digest));
             store.put(&object_key, Bytes::from(vec![0; 100]), "image/png").await.unwrap();
             let record = VariantRecord {
                 file_id: file.id.clone(),
-                digest: digest.into(),
+                digest: VariantDigest::new(digest),
                 object_key,
                 content_type: "image/png".into(),
                 size: 100,
@@ -613,7 +614,10 @@ mod tests {
         }
         assert_eq!(variants.trim().await.unwrap(), 2);
         assert_eq!(stored_digests(metadata.as_ref(), &file.id).await, ["a", "d"]);
-        assert!(store.get(&ObjectKey::variant(&file.id, "b")).await.unwrap().is_none(), "the object went too");
+        assert!(
+            store.get(&ObjectKey::variant(&file.id, &VariantDigest::new("b"))).await.unwrap().is_none(),
+            "the object went too"
+        );
         assert_eq!(variants.store_stats().stored_bytes.load(Ordering::Relaxed), 200);
         assert_eq!(variants.store_stats().evicted_for_budget.load(Ordering::Relaxed), 2);
 

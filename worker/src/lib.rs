@@ -1,5 +1,6 @@
-//! Job execution. A `Worker` pulls jobs from the queue, runs each against the backends, acks it on success
-//! and hands it back with exponential backoff on failure. The same code runs inside `serve` (embedded,
+//! Job execution. A `Worker` pulls payloads from the queue, decodes each into a `Job`
+//! (`shutterbox-jobs`), runs it against the backends, acks it on success and hands it back with
+//! exponential backoff on failure. The same code runs inside `serve` (embedded,
 //! in-process queue) and in separate worker processes (distributed mode). A render job is
 //! `Variants::ensure`, the same path a request's render takes. `sweeper` holds the cleanup sweep.
 
@@ -10,18 +11,20 @@ use std::{
     time::Duration,
 };
 
+use shutterbox_jobs::{Job, UnknownJob};
 use shutterbox_metadata::{MetadataError, MetadataStore, WarmItemState};
 use shutterbox_model::clock::now_ms;
-use shutterbox_queue::{Delivery, Job, JobQueue, JobStats, RetryOutcome};
-use shutterbox_storage::{ObjectKey, ObjectStore, StoreError};
+use shutterbox_queue::{Delivery, JobQueue, JobStats, RetryOutcome};
+use shutterbox_storage::{ObjectStore, StoreError};
 use shutterbox_variants::{VariantError, Variants};
 pub use sweeper::{SweepReport, Sweeper};
 use tokio::{sync::watch, task::JoinSet};
 
 #[derive(Debug, thiserror::Error)]
 pub enum JobError {
-    #[error("job names a malformed object key '{0}'")]
-    MalformedKey(String),
+    /// A payload this version cannot run (another version's job, or a damaged one).
+    #[error(transparent)]
+    Unknown(#[from] UnknownJob),
     #[error(transparent)]
     Store(#[from] StoreError),
     #[error(transparent)]
@@ -36,7 +39,7 @@ impl JobError {
         match self {
             Self::Store(_) | Self::Metadata(_) => true,
             Self::Variant(e) => !matches!(e, VariantError::Rejected(_)),
-            Self::MalformedKey(_) => false,
+            Self::Unknown(_) => false,
         }
     }
 }
@@ -82,8 +85,7 @@ impl Worker {
     pub async fn execute(&self, job: &Job) -> Result<(), JobError> {
         match job {
             Job::DeleteObject { key } => {
-                let key = ObjectKey::parse(key).map_err(|_| JobError::MalformedKey(key.clone()))?;
-                self.store.delete(&key).await?;
+                self.store.delete(key).await?;
                 Ok(())
             }
             Job::RenderVariant { file_id, spec, .. } => {
@@ -99,10 +101,9 @@ impl Worker {
     }
 
     async fn handle(&self, delivery: Delivery) {
-        let outcome = self.execute(&delivery.job).await;
-        let warm = match &delivery.job {
-            Job::RenderVariant { warm: Some(item), .. } => Some(item.clone()),
-            _ => None,
+        let (warm, outcome) = match Job::from_payload(&delivery.payload) {
+            Ok(job) => (job.warm_item().cloned(), self.execute(&job).await),
+            Err(unknown) => (None, Err(JobError::Unknown(unknown))),
         };
         let (result, finished) = match outcome {
             Ok(()) => {
@@ -111,7 +112,7 @@ impl Worker {
             }
             Err(e) if e.is_transient() => {
                 self.stats.retried.fetch_add(1, Ordering::Relaxed);
-                tracing::warn!(error = %e, job = ?delivery.job, attempt = delivery.attempt, "job failed; will retry");
+                tracing::warn!(error = %e, job = ?delivery.payload, attempt = delivery.attempt, "job failed; will retry");
                 let delay = backoff(delivery.attempt, self.retry_base);
                 match self.queue.retry(delivery, delay).await {
                     Ok(RetryOutcome::DeadLettered) => (Ok(()), Some(WarmItemState::Failed)),
@@ -121,7 +122,7 @@ impl Worker {
             }
             Err(e) => {
                 self.stats.dropped.fetch_add(1, Ordering::Relaxed);
-                tracing::error!(error = %e, job = ?delivery.job, "job cannot succeed; dropping it");
+                tracing::error!(error = %e, job = ?delivery.payload, "job cannot succeed; dropping it");
                 (self.queue.ack(&delivery).await, Some(WarmItemState::Failed))
             }
         };
@@ -202,9 +203,10 @@ mod tests {
     use async_trait::async_trait;
     use bytes::Bytes;
     use shutterbox_metadata::SqlMetadata;
+    use shutterbox_model::FileId;
     use shutterbox_pipeline::{RenderOptions, Target, Transform};
     use shutterbox_queue::InProcessQueue;
-    use shutterbox_storage::{ByteRange, ByteStream, LocalStore, ObjectInfo};
+    use shutterbox_storage::{ByteRange, ByteStream, LocalStore, ObjectInfo, ObjectKey};
     use shutterbox_variants::{RenderPool, VariantSpec};
 
     use super::*;
@@ -255,7 +257,7 @@ mod tests {
     async fn setup(failures: u32) -> (tempfile::TempDir, Arc<InProcessQueue>, Arc<FlakyStore>, ObjectKey) {
         let dir = tempfile::tempdir().unwrap();
         let inner = LocalStore::open(dir.path(), "http://x/storage".into()).await.unwrap();
-        let key = ObjectKey::original("f");
+        let key = ObjectKey::original(&FileId::new("f"));
         inner.put(&key, Bytes::from_static(b"bytes"), "text/plain").await.unwrap();
         let store = Arc::new(FlakyStore { inner, failures_left: AtomicU32::new(failures) });
         (dir, Arc::new(InProcessQueue::new()), store, key)
@@ -277,7 +279,7 @@ mod tests {
     #[tokio::test]
     async fn a_failed_delete_is_retried_until_it_succeeds() {
         let (_dir, queue, store, key) = setup(2).await;
-        queue.enqueue(Job::DeleteObject { key: key.to_string() }).await.unwrap();
+        Job::DeleteObject { key: key.clone() }.enqueue(queue.as_ref()).await.unwrap();
         let worker = worker(&_dir, queue.clone(), store.clone()).await;
         run_until_drained(worker, &queue).await;
         assert_eq!(store.stat(&key).await.unwrap(), None);
@@ -287,11 +289,11 @@ mod tests {
     #[tokio::test]
     async fn a_job_that_keeps_failing_is_dead_lettered() {
         let (_dir, queue, store, key) = setup(u32::MAX).await;
-        let job = Job::DeleteObject { key: key.to_string() };
-        queue.enqueue(job.clone()).await.unwrap();
+        let job = Job::DeleteObject { key: key.clone() };
+        job.enqueue(queue.as_ref()).await.unwrap();
         let worker = worker(&_dir, queue.clone(), store.clone()).await;
         run_until_drained(worker, &queue).await;
-        assert_eq!(queue.dead_letters().await.unwrap(), vec![job]);
+        assert_eq!(queue.dead_letters().await.unwrap(), vec![job.to_payload()]);
         assert!(store.stat(&key).await.unwrap().is_some());
     }
 
@@ -300,7 +302,20 @@ mod tests {
         let (dir, queue, store, _key) = setup(0).await;
         let worker = worker(&dir, queue.clone(), store).await;
         let spec = VariantSpec::new(Transform::from_query("w=10").unwrap(), Target::Auto);
-        worker.execute(&Job::render_variant("gone", spec, None)).await.unwrap();
+        worker.execute(&Job::render_variant(&FileId::new("gone"), spec, None)).await.unwrap();
+    }
+
+    #[tokio::test]
+    async fn a_payload_no_job_of_this_version_is_dropped_not_retried() {
+        let (dir, queue, store, key) = setup(0).await;
+        let stats = Arc::new(JobStats::default());
+        let worker = worker(&dir, queue.clone(), store.clone()).await.with_stats(stats.clone());
+        let unknown = shutterbox_queue::Payload::from_json(r#"{"kind":"transcode_video","file_id":"f"}"#).unwrap();
+        queue.enqueue(unknown).await.unwrap();
+        run_until_drained(worker, &queue).await;
+        assert_eq!(stats.dropped.load(Ordering::Relaxed), 1);
+        assert_eq!(stats.retried.load(Ordering::Relaxed), 0);
+        assert!(store.stat(&key).await.unwrap().is_some(), "nothing else was touched");
     }
 
     #[test]

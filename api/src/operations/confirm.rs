@@ -4,9 +4,8 @@
 //! pending object is removed afterwards, so a late PUT to the old URL cannot change a confirmed file.
 
 use shutterbox_metadata::{ConfirmOutcome, FileRecord, MetadataError, NewFile};
-use shutterbox_model::{AccountName, sniff};
+use shutterbox_model::{AccountId, AccountName, FileId, PendingId, sniff};
 use shutterbox_storage::{ObjectKey, StoreError, read_head};
-use uuid::Uuid;
 
 use crate::{routes::thumbnail, state::AppState};
 
@@ -46,16 +45,16 @@ pub enum ConfirmError {
 /// Confirms pending upload `pending_id` of account `account_id` (named `account_name`) at `now_ms`.
 pub async fn confirm(
     state: &AppState,
-    account_id: &str,
+    account_id: &AccountId,
     account_name: &str,
-    pending_id: &str,
+    pending_id: &PendingId,
     now_ms: i64,
 ) -> Result<Confirmed, ConfirmError> {
     let pending = state
         .metadata
         .pending(pending_id)
         .await?
-        .filter(|p| p.account_id == account_id)
+        .filter(|p| &p.account_id == account_id)
         .ok_or(ConfirmError::UnknownUpload)?;
     if let Some(file_id) = &pending.file_id {
         return already_confirmed(state, account_id, file_id).await;
@@ -89,7 +88,7 @@ pub async fn confirm(
     let path = pending.stored_path(&account).map_err(ConfirmError::Corrupt)?;
 
     // Each attempt copies to a key of its own; the database decides which attempt created the file.
-    let file_id = Uuid::now_v7().to_string();
+    let file_id = FileId::mint();
     let file_key = ObjectKey::original(&file_id);
     // Noted before the copy: should this process die before the record exists, the sweep removes the
     // copy (worker/src/sweeper.rs). Racing attempts that lose leave theirs to the sweep as well.
@@ -105,7 +104,7 @@ pub async fn confirm(
     fail::fail_point!("confirm-after-copy");
     let new_file = NewFile {
         id: file_id,
-        account_id: account_id.to_owned(),
+        account_id: account_id.clone(),
         path,
         object_key: file_key.clone(),
         raw_type: sniffed.mime,
@@ -120,7 +119,7 @@ pub async fn confirm(
                 tracing::warn!(error = %e, "could not settle a confirmed upload's object note");
             }
             tokio::join!(state.discard(&pending_key), thumbnail::enqueue(state, &file));
-            Ok(Confirmed::Created(file))
+            Ok(Confirmed::Created(*file))
         }
         Ok(ConfirmOutcome::AlreadyConfirmed { file_id }) => {
             state.discard(&file_key).await;
@@ -134,11 +133,15 @@ pub async fn confirm(
 }
 
 /// The file created by a pending upload, if it has been confirmed since it was first read.
-async fn confirmed_meanwhile(state: &AppState, pending_id: &str) -> Result<Option<String>, ConfirmError> {
+async fn confirmed_meanwhile(state: &AppState, pending_id: &PendingId) -> Result<Option<FileId>, ConfirmError> {
     Ok(state.metadata.pending(pending_id).await?.and_then(|p| p.file_id))
 }
 
-async fn already_confirmed(state: &AppState, account_id: &str, file_id: &str) -> Result<Confirmed, ConfirmError> {
+async fn already_confirmed(
+    state: &AppState,
+    account_id: &AccountId,
+    file_id: &FileId,
+) -> Result<Confirmed, ConfirmError> {
     let file = state.metadata.file(account_id, file_id).await?.ok_or(ConfirmError::FileDeleted)?;
     Ok(Confirmed::Already(file))
 }

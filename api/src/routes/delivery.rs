@@ -144,12 +144,10 @@ pub(crate) fn variant_response(req: &Request, state: &AppState, response: &Cache
     builder.body(response.bytes.clone())
 }
 
-/// Whether `file` is served as stored whatever the transformations ask: non-rasters, SVG and BMP
-/// originals (SPEC.md 4.9.4), and `format=bmp`.
+/// Whether `file` is served as stored whatever the transformations ask: anything but the images delivery
+/// transforms (`MediaType::is_transformable`: not SVG or BMP originals), and `format=bmp`.
 pub(crate) fn served_unconverted(file: &FileRecord, transform: &Transform) -> bool {
-    file.kind != FileKind::Image
-        || matches!(file.raw_type.as_str(), "image/svg+xml" | "image/bmp")
-        || transform.format == Some(Format::Bmp)
+    !file.raw_type.is_transformable() || transform.format == Some(Format::Bmp)
 }
 
 /// The output a request asks for: `format` if given, else the format the URL's extension names, else the
@@ -217,14 +215,6 @@ pub(crate) fn etag_matches(req: &Request, etag: &str) -> bool {
     })
 }
 
-/// Types a browser may render inline from our origin; everything else is served as an attachment.
-fn inline_safe(mime: &str) -> bool {
-    (mime.starts_with("image/") && mime != "image/svg+xml")
-        || mime.starts_with("video/")
-        || mime.starts_with("audio/")
-        || matches!(mime, "text/plain" | "application/json" | "application/pdf")
-}
-
 async fn original(req: &Request, state: &AppState, file: &FileRecord) -> Result<Response, ApiError> {
     let etag = etag_of(file);
     let headers = |builder: poem::ResponseBuilder| {
@@ -234,7 +224,8 @@ async fn original(req: &Request, state: &AppState, file: &FileRecord) -> Result<
             .header(header::ACCEPT_RANGES, "bytes")
             // Nothing served from our origin may run script, whatever it is.
             .header(header::CONTENT_SECURITY_POLICY, "default-src 'none'; style-src 'unsafe-inline'; sandbox");
-        if !inline_safe(&file.raw_type) {
+        // Types a browser may render inline from our origin; everything else is an attachment.
+        if !file.raw_type.displays_inline() {
             builder = builder.header(header::CONTENT_DISPOSITION, "attachment");
         }
         builder

@@ -8,7 +8,7 @@ use poem_openapi::{
     param::{Path, Query},
     payload::Json,
 };
-use shutterbox_model::{Operation, clock::now_ms};
+use shutterbox_model::{FileId, Operation, clock::now_ms};
 
 use super::ApiTags;
 use crate::{auth::Caller, error::ApiError, file_object::FileObject, operations, state::AppState};
@@ -86,7 +86,7 @@ impl FilesApi {
         caller.require(Operation::Get)?;
         let file = state
             .metadata
-            .file(&caller.account_id, &id)
+            .file(&caller.account_id, &FileId::new(id.0))
             .await?
             .ok_or_else(|| ApiError::not_found("no file with this id"))?;
         Ok(Json(FileEnvelope { file: FileObject::new(file, &state.settings, now_ms()) }))
@@ -104,7 +104,7 @@ impl FilesApi {
         id: Path<String>,
     ) -> Result<Json<Message>, ApiError> {
         caller.require(Operation::Delete)?;
-        operations::delete(&state, &caller.account_id, &id)
+        operations::delete(&state, &caller.account_id, &FileId::new(id.0))
             .await?
             .ok_or_else(|| ApiError::not_found("no file with this id"))?;
         Ok(Json(Message { message: "File deleted".into() }))

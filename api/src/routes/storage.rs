@@ -11,6 +11,7 @@ use poem::{
     http::{Method, StatusCode, header},
     web::Data,
 };
+use shutterbox_model::PendingId;
 use shutterbox_storage::{PresignedQuery, UploadRejection};
 
 use crate::{error::ApiError, state::AppState};
@@ -29,7 +30,7 @@ pub async fn put(req: &Request, body: Body, state: Data<&Arc<AppState>>) -> Resu
     receiver.verify(key, &query).map_err(rejection_error)?;
     // A URL stays valid after its upload is confirmed; writing again would only leave an orphan behind.
     if let Some(pending_id) = key.strip_prefix("pending/") {
-        match state.metadata.pending(pending_id).await? {
+        match state.metadata.pending(&PendingId::new(pending_id)).await? {
             Some(pending) if pending.file_id.is_none() => {}
             Some(_) => {
                 return Err(ApiError::new(

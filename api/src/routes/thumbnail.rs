@@ -13,10 +13,10 @@ use poem::{
     http::{HeaderValue, Method, StatusCode},
     web::{Data, Path},
 };
+use shutterbox_jobs::Job;
 use shutterbox_metadata::FileRecord;
-use shutterbox_model::FileKind;
+use shutterbox_model::FileId;
 use shutterbox_pipeline::{OutputFormat, PlaceholderKind, Target, Transform, placeholder_png};
-use shutterbox_queue::Job;
 use shutterbox_variants::{Keep, Unlimited, VariantSpec};
 
 use crate::{
@@ -37,7 +37,7 @@ fn preset() -> Result<VariantSpec, ApiError> {
 
 /// Whether the file's thumbnail is rendered from its own pixels (else it is a placeholder).
 fn has_picture(file: &FileRecord) -> bool {
-    file.kind == FileKind::Image && file.raw_type != "image/svg+xml"
+    file.raw_type.is_raster_image()
 }
 
 /// Queues the rendering of a new file's thumbnail. Failing to queue costs nothing but time: the first
@@ -50,7 +50,7 @@ pub async fn enqueue(state: &AppState, file: &FileRecord) {
         Ok(spec) => spec,
         Err(e) => return tracing::error!(error = %e.message, "the thumbnail preset does not parse"),
     };
-    if let Err(e) = state.queue.enqueue(Job::render_variant(&file.id, spec, None)).await {
+    if let Err(e) = Job::render_variant(&file.id, spec, None).enqueue(state.queue.as_ref()).await {
         tracing::warn!(error = %e, file = %file.id, "could not queue a thumbnail; it will be rendered on request");
     }
 }
@@ -59,7 +59,7 @@ pub async fn enqueue(state: &AppState, file: &FileRecord) {
 pub async fn thumbnail(
     req: &Request,
     state: Data<&Arc<AppState>>,
-    Path(id): Path<String>,
+    Path(id): Path<FileId>,
 ) -> Result<Response, ApiError> {
     if req.method() != Method::GET && req.method() != Method::HEAD {
         return Err(method_not_allowed());
@@ -85,13 +85,13 @@ pub async fn thumbnail(
             Err(e) => return Err(e),
         }
     } else {
-        placeholder(&file.id, PlaceholderKind::of_mime(&file.raw_type))
+        placeholder(&file.id, PlaceholderKind::of_mime(file.raw_type.as_str()))
     };
     Ok(variant_response(req, &state, &response))
 }
 
 /// A placeholder's ETag names its kind and this build, whose drawing is fixed. Each kind is drawn once.
-fn placeholder(file_id: &str, kind: PlaceholderKind) -> CachedResponse {
+fn placeholder(file_id: &FileId, kind: PlaceholderKind) -> CachedResponse {
     static PLACEHOLDERS: std::sync::OnceLock<std::sync::Mutex<Vec<(PlaceholderKind, Bytes)>>> =
         std::sync::OnceLock::new();
     let cache = PLACEHOLDERS.get_or_init(Default::default);
@@ -108,7 +108,7 @@ fn placeholder(file_id: &str, kind: PlaceholderKind) -> CachedResponse {
     };
     let etag = format!("\"placeholder-{}-{}\"", kind.as_str(), env!("CARGO_PKG_VERSION"));
     CachedResponse {
-        file_id: file_id.to_owned(),
+        file_id: file_id.clone(),
         etag: HeaderValue::try_from(etag).unwrap_or_else(|_| HeaderValue::from_static("\"placeholder\"")),
         content_type: HeaderValue::from_static("image/png"),
         bytes,

@@ -10,10 +10,10 @@ use poem::web::Data;
 use poem_openapi::{Object, OpenApi, param::Path, payload::Json};
 use serde::Deserialize;
 use serde_json::Value;
+use shutterbox_jobs::Job;
 use shutterbox_metadata::FileRecord;
-use shutterbox_model::{FileKind, Operation, path::extension};
+use shutterbox_model::{FileId, FileKind, Operation};
 use shutterbox_pipeline::{OutputFormat, Transform};
-use shutterbox_queue::Job;
 use shutterbox_variants::VariantSpec;
 
 use super::ApiTags;
@@ -132,7 +132,7 @@ async fn enqueue_variant(state: &AppState, file: &FileRecord, transform: &Transf
         return;
     }
     let job = Job::render_variant(&file.id, VariantSpec::new(*transform, target_of(transform.format, None)), None);
-    if let Err(e) = state.queue.enqueue(job).await {
+    if let Err(e) = job.enqueue(state.queue.as_ref()).await {
         tracing::warn!(error = %e, file = %file.id, "could not queue a variant; it will be rendered on request");
     }
 }
@@ -163,7 +163,7 @@ impl TransformApi {
         let (transform, preset) = access.transformation(&pairs)?;
         let file = state
             .metadata
-            .file(&caller.account_id, &id)
+            .file(&caller.account_id, &FileId::new(id.0))
             .await?
             .ok_or_else(|| ApiError::not_found("no file with this id"))?;
         if file.kind != FileKind::Image {
@@ -173,11 +173,8 @@ impl TransformApi {
         // The extension names the output format, except for auto and bmp, which keep the original's
         // (delivery finds `cat.webp` by the stem of `cat.jpg`).
         let path = match transform.format.and_then(OutputFormat::from_requested) {
-            Some(format) => {
-                let without_extension = file.path.len() - extension(&file.name).map_or(0, |ext| ext.len() + 1);
-                format!("{}.{}", &file.path[..without_extension], format.extension())
-            }
-            None => file.path.clone(),
+            Some(format) => format!("{}.{}", file.path.stem(), format.extension()),
+            None => file.path.to_string(),
         };
         let query = {
             let mut query = form_urlencoded::Serializer::new(String::new());
@@ -214,7 +211,11 @@ impl TransformApi {
         enqueue_variant(&state, &file, &transform).await;
         Ok(Json(TransformUrl {
             url,
-            original_file: OriginalFile { id: file.id, filename: file.name, mimetype: file.raw_type },
+            original_file: OriginalFile {
+                id: file.id.into_string(),
+                filename: file.name,
+                mimetype: file.raw_type.to_string(),
+            },
             transformations: Value::Object(transformations),
         }))
     }

@@ -7,9 +7,8 @@ use poem::web::Data;
 use poem_openapi::{Object, OpenApi, payload::Json};
 use serde::Deserialize;
 use shutterbox_metadata::PendingUpload;
-use shutterbox_model::{FileName, FolderPath, Operation, clock::now_ms, sniff};
+use shutterbox_model::{FileName, FolderPath, Operation, PendingId, clock::now_ms, sniff};
 use shutterbox_storage::ObjectKey;
-use uuid::Uuid;
 
 use super::ApiTags;
 use crate::{
@@ -104,7 +103,7 @@ impl UploadApi {
             )));
         }
 
-        let id = Uuid::new_v4().to_string();
+        let id = PendingId::mint();
         let key = ObjectKey::pending(&id);
         let expires_in = settings.upload_expiry_secs;
         let upload_url = state.store.presign_put(&key, body.size, Duration::from_secs(expires_in)).await?;
@@ -122,7 +121,7 @@ impl UploadApi {
             file_id: None,
         };
         state.metadata.create_pending(&pending).await?;
-        Ok(Json(PendingUploadObject { upload_url, pending_upload_id: id, expires_in }))
+        Ok(Json(PendingUploadObject { upload_url, pending_upload_id: id.into_string(), expires_in }))
     }
 
     /// Confirm an upload
@@ -139,9 +138,14 @@ impl UploadApi {
     ) -> Result<Json<ConfirmResponse>, ApiError> {
         caller.require(Operation::Confirm)?;
         let now = now_ms();
-        let confirmed =
-            operations::confirm(&state, &caller.account_id, &caller.account_name, &body.0.pending_upload_id, now)
-                .await?;
+        let confirmed = operations::confirm(
+            &state,
+            &caller.account_id,
+            &caller.account_name,
+            &PendingId::new(body.0.pending_upload_id.as_str()),
+            now,
+        )
+        .await?;
         let (message, file) = match confirmed {
             Confirmed::Created(file) => ("Upload confirmed", file),
             Confirmed::Already(file) => ("Upload already confirmed", file),

@@ -10,12 +10,11 @@ use futures_util::{StreamExt, stream};
 use poem::web::Data;
 use poem_openapi::{ApiResponse, Object, OpenApi, param::Path, payload::Json};
 use serde::Deserialize;
+use shutterbox_jobs::{Job, WarmItem};
 use shutterbox_metadata::{FileRecord, WarmBatch, WarmItemState, WarmProgress};
-use shutterbox_model::{FileKind, Operation, clock::now_ms};
+use shutterbox_model::{BatchId, FileId, FileKind, Operation, clock::now_ms};
 use shutterbox_pipeline::Transform;
-use shutterbox_queue::{Job, WarmItem};
 use shutterbox_variants::VariantSpec;
-use uuid::Uuid;
 
 use super::ApiTags;
 use crate::{
@@ -71,7 +70,7 @@ impl From<WarmProgress> for WarmBatchStatus {
     fn from(p: WarmProgress) -> Self {
         let finished = p.done + p.failed;
         Self {
-            batch_id: p.id,
+            batch_id: p.id.into_string(),
             total: p.total,
             done: p.done,
             failed: p.failed,
@@ -137,7 +136,7 @@ async fn files_to_warm(
         }
         let file = state
             .metadata
-            .file(&caller.account_id, &id)
+            .file(&caller.account_id, &FileId::new(id.as_str()))
             .await?
             .ok_or_else(|| ApiError::not_found(format!("no file with id '{id}'")))?;
         if file.kind != FileKind::Image {
@@ -177,7 +176,7 @@ impl WarmApi {
         let items: Vec<(&FileRecord, &Planned)> =
             files.iter().flat_map(|file| planned.iter().map(move |p| (file, p))).collect();
         let batch = WarmBatch {
-            id: Uuid::now_v7().to_string(),
+            id: BatchId::mint(),
             account_id: caller.account_id.clone(),
             items: items.iter().map(|(file, p)| (file.id.clone(), p.query.clone())).collect(),
             created_at_ms: now_ms(),
@@ -199,7 +198,7 @@ impl WarmApi {
         // Several enqueues in flight at once: a queue out of process answers each after a round trip.
         let (queue, to_queue) = (&state.queue, jobs.len());
         let refused: Vec<(u32, String)> = stream::iter(jobs)
-            .map(|(item, job)| async move { queue.enqueue(job).await.err().map(|e| (item, e.to_string())) })
+            .map(|(item, job)| async move { job.enqueue(queue.as_ref()).await.err().map(|e| (item, e.to_string())) })
             .buffer_unordered(ENQUEUES_IN_FLIGHT)
             .filter_map(std::future::ready)
             .collect()
@@ -239,7 +238,7 @@ impl WarmApi {
         caller.require(Operation::Warm)?;
         let progress = state
             .metadata
-            .warm_progress(&caller.account_id, &batch_id)
+            .warm_progress(&caller.account_id, &BatchId::new(batch_id.0))
             .await?
             .ok_or_else(|| ApiError::not_found("no warming batch with this id"))?;
         Ok(Json(progress.into()))

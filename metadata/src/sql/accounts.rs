@@ -2,7 +2,7 @@
 
 use std::str::FromStr;
 
-use shutterbox_model::{AccountName, KeyHash, Scope};
+use shutterbox_model::{AccountId, AccountName, KeyHash, Scope};
 use uuid::Uuid;
 
 use super::{SqlMetadata, count, text};
@@ -21,7 +21,7 @@ pub(super) async fn ensure_account(db: &SqlMetadata, name: &AccountName, now_ms:
         .await?;
     let row =
         sqlx::query("SELECT id, name FROM accounts WHERE name = $1").bind(name.as_str()).fetch_one(&db.pool).await?;
-    Ok(Account { id: text(&row, "id")?, name: text(&row, "name")? })
+    Ok(Account { id: AccountId::new(text(&row, "id")?), name: text(&row, "name")? })
 }
 
 pub(super) async fn create_key(
@@ -36,7 +36,7 @@ pub(super) async fn create_key(
         "INSERT INTO api_keys (id, account_id, key_hash, prefix, scope, created_at) VALUES ($1, $2, $3, $4, $5, $6)",
     )
     .bind(Uuid::now_v7().to_string())
-    .bind(&account.id)
+    .bind(account.id.as_str())
     .bind(&hash.0)
     .bind(prefix)
     .bind(scope.as_str())
@@ -58,7 +58,7 @@ pub(super) async fn find_key(db: &SqlMetadata, hash: &KeyHash) -> Result<Option<
     let scope = text(&row, "scope")?;
     Ok(Some(KeyRecord {
         key_id: text(&row, "id")?,
-        account_id: text(&row, "account_id")?,
+        account_id: AccountId::new(text(&row, "account_id")?),
         account_name: text(&row, "name")?,
         scope: Scope::from_str(&scope).map_err(|e| MetadataError::Corrupt(e.to_string()))?,
     }))

@@ -13,7 +13,10 @@ use std::{borrow::Cow, path::Path, time::Duration};
 
 use async_trait::async_trait;
 use rand::Rng;
-use shutterbox_model::{AccountName, FileKind, KeyHash, ObjectKey, Scope};
+use shutterbox_model::{
+    AccountId, AccountName, BatchId, FileId, FileKind, KeyHash, MediaType, ObjectKey, PendingId, Scope, StoredPath,
+    VariantDigest,
+};
 use sqlx::{
     AnyPool, Row,
     any::{AnyPoolOptions, AnyRow},
@@ -118,13 +121,16 @@ fn count(row: &AnyRow, column: &str) -> Result<u64> {
 
 fn file_of(row: &AnyRow) -> Result<FileRecord> {
     Ok(FileRecord {
-        id: text(row, "id")?,
-        account_id: text(row, "account_id")?,
+        id: FileId::new(text(row, "id")?),
+        account_id: AccountId::new(text(row, "account_id")?),
         folder_id: row.try_get("folder_id")?,
-        path: text(row, "path")?,
+        path: {
+            let path = text(row, "path")?;
+            StoredPath::from_stored(&path).ok_or_else(|| MetadataError::Corrupt(format!("malformed path {path:?}")))?
+        },
         name: text(row, "name")?,
         object_key: object_key(row)?,
-        raw_type: text(row, "raw_type")?,
+        raw_type: MediaType::new(text(row, "raw_type")?),
         kind: {
             let kind = text(row, "kind")?;
             FileKind::parse(&kind).ok_or_else(|| MetadataError::Corrupt(format!("unknown file kind {kind:?}")))?
@@ -140,8 +146,8 @@ const VARIANT_COLUMNS: &str = "file_id, digest, object_key, content_type, size, 
 
 fn variant_of(row: &AnyRow) -> Result<VariantRecord> {
     Ok(VariantRecord {
-        file_id: text(row, "file_id")?,
-        digest: text(row, "digest")?,
+        file_id: FileId::new(text(row, "file_id")?),
+        digest: VariantDigest::new(text(row, "digest")?),
         object_key: object_key(row)?,
         content_type: text(row, "content_type")?,
         size: count(row, "size")?,
@@ -152,8 +158,8 @@ fn variant_of(row: &AnyRow) -> Result<VariantRecord> {
 
 fn pending_of(row: &AnyRow) -> Result<PendingUpload> {
     Ok(PendingUpload {
-        id: text(row, "id")?,
-        account_id: text(row, "account_id")?,
+        id: PendingId::new(text(row, "id")?),
+        account_id: AccountId::new(text(row, "account_id")?),
         object_key: object_key(row)?,
         name: text(row, "name")?,
         folder: row.try_get("folder_path")?,
@@ -161,7 +167,7 @@ fn pending_of(row: &AnyRow) -> Result<PendingUpload> {
         size: count(row, "size")?,
         expires_at_ms: row.try_get("expires_at")?,
         created_at_ms: row.try_get("created_at")?,
-        file_id: row.try_get("file_id")?,
+        file_id: row.try_get::<Option<String>, _>("file_id")?.map(FileId::new),
     })
 }
 
@@ -225,16 +231,16 @@ impl MetadataStore for SqlMetadata {
         uploads::create_pending(self, p).await
     }
 
-    async fn pending(&self, id: &str) -> Result<Option<PendingUpload>> {
-        uploads::pending(self, id).await
+    async fn pending(&self, id: &PendingId) -> Result<Option<PendingUpload>> {
+        uploads::pending(self, id.as_str()).await
     }
 
-    async fn confirm_pending(&self, pending_id: &str, file: NewFile) -> Result<ConfirmOutcome> {
-        uploads::confirm_pending(self, pending_id, file).await
+    async fn confirm_pending(&self, pending_id: &PendingId, file: NewFile) -> Result<ConfirmOutcome> {
+        uploads::confirm_pending(self, pending_id.as_str(), file).await
     }
 
-    async fn file(&self, account_id: &str, id: &str) -> Result<Option<FileRecord>> {
-        files::file(self, account_id, id).await
+    async fn file(&self, account_id: &AccountId, id: &FileId) -> Result<Option<FileRecord>> {
+        files::file(self, account_id.as_str(), id.as_str()).await
     }
 
     async fn file_by_path(&self, path: &str) -> Result<Option<FileRecord>> {
@@ -245,31 +251,31 @@ impl MetadataStore for SqlMetadata {
         files::file_by_stem(self, stem).await
     }
 
-    async fn list_files(&self, account_id: &str, offset: u64, limit: u64) -> Result<(Vec<FileRecord>, u64)> {
-        files::list_files(self, account_id, offset, limit).await
+    async fn list_files(&self, account_id: &AccountId, offset: u64, limit: u64) -> Result<(Vec<FileRecord>, u64)> {
+        files::list_files(self, account_id.as_str(), offset, limit).await
     }
 
-    async fn file_by_id(&self, id: &str) -> Result<Option<FileRecord>> {
-        files::file_by_id(self, id).await
+    async fn file_by_id(&self, id: &FileId) -> Result<Option<FileRecord>> {
+        files::file_by_id(self, id.as_str()).await
     }
 
-    async fn variant(&self, file_id: &str, digest: &str) -> Result<Option<VariantRecord>> {
-        variants::variant(self, file_id, digest).await
+    async fn variant(&self, file_id: &FileId, digest: &VariantDigest) -> Result<Option<VariantRecord>> {
+        variants::variant(self, file_id.as_str(), digest.as_str()).await
     }
 
     async fn put_variant(&self, variant: &VariantRecord, now_ms: i64) -> Result<bool> {
         variants::put_variant(self, variant, now_ms).await
     }
 
-    async fn variant_room(&self, file_id: &str, digest: &str, per_file: u64) -> Result<VariantRoom> {
-        variants::variant_room(self, file_id, digest, per_file).await
+    async fn variant_room(&self, file_id: &FileId, digest: &VariantDigest, per_file: u64) -> Result<VariantRoom> {
+        variants::variant_room(self, file_id.as_str(), digest.as_str(), per_file).await
     }
 
-    async fn pin_variant(&self, file_id: &str, digest: &str) -> Result<()> {
-        variants::pin_variant(self, file_id, digest).await
+    async fn pin_variant(&self, file_id: &FileId, digest: &VariantDigest) -> Result<()> {
+        variants::pin_variant(self, file_id.as_str(), digest.as_str()).await
     }
 
-    async fn touch_variants(&self, keys: &[(String, String)], now_ms: i64) -> Result<()> {
+    async fn touch_variants(&self, keys: &[(FileId, VariantDigest)], now_ms: i64) -> Result<()> {
         variants::touch_variants(self, keys, now_ms).await
     }
 
@@ -277,32 +283,33 @@ impl MetadataStore for SqlMetadata {
         variants::least_recent_variants(self, limit).await
     }
 
-    async fn delete_variants(&self, file_id: &str, digests: &[&str]) -> Result<u64> {
-        variants::delete_variants(self, file_id, digests).await
+    async fn delete_variants(&self, file_id: &FileId, digests: &[&VariantDigest]) -> Result<u64> {
+        let digests: Vec<&str> = digests.iter().map(|d| d.as_str()).collect();
+        variants::delete_variants(self, file_id.as_str(), &digests).await
     }
 
     async fn variant_totals(&self) -> Result<(u64, u64)> {
         variants::variant_totals(self).await
     }
 
-    async fn delete_file(&self, account_id: &str, id: &str) -> Result<Option<DeletedFile>> {
-        files::delete_file(self, account_id, id).await
+    async fn delete_file(&self, account_id: &AccountId, id: &FileId) -> Result<Option<DeletedFile>> {
+        files::delete_file(self, account_id.as_str(), id.as_str()).await
     }
 
-    async fn image_files(&self, account_id: &str) -> Result<Vec<FileRecord>> {
-        files::image_files(self, account_id).await
+    async fn image_files(&self, account_id: &AccountId) -> Result<Vec<FileRecord>> {
+        files::image_files(self, account_id.as_str()).await
     }
 
     async fn create_warm_batch(&self, batch: &WarmBatch) -> Result<()> {
         warm::create_warm_batch(self, batch).await
     }
 
-    async fn finish_warm_item(&self, batch_id: &str, item: u32, state: WarmItemState, now_ms: i64) -> Result<bool> {
-        warm::finish_warm_item(self, batch_id, item, state, now_ms).await
+    async fn finish_warm_item(&self, batch_id: &BatchId, item: u32, state: WarmItemState, now_ms: i64) -> Result<bool> {
+        warm::finish_warm_item(self, batch_id.as_str(), item, state, now_ms).await
     }
 
-    async fn warm_progress(&self, account_id: &str, batch_id: &str) -> Result<Option<WarmProgress>> {
-        warm::warm_progress(self, account_id, batch_id).await
+    async fn warm_progress(&self, account_id: &AccountId, batch_id: &BatchId) -> Result<Option<WarmProgress>> {
+        warm::warm_progress(self, account_id.as_str(), batch_id.as_str()).await
     }
 
     async fn begin_objects(&self, object_keys: &[&str], now_ms: i64) -> Result<()> {
@@ -325,7 +332,7 @@ impl MetadataStore for SqlMetadata {
         uploads::expired_pending(self, before_ms, limit).await
     }
 
-    async fn delete_pending(&self, id: &str) -> Result<()> {
-        uploads::delete_pending(self, id).await
+    async fn delete_pending(&self, id: &PendingId) -> Result<()> {
+        uploads::delete_pending(self, id.as_str()).await
     }
 }

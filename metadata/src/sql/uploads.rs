@@ -9,8 +9,8 @@ pub(super) async fn create_pending(db: &SqlMetadata, p: &PendingUpload) -> Resul
         "INSERT INTO pending_uploads (id, account_id, object_key, name, folder_path, declared_type, size, \
          expires_at, created_at, file_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, NULL)",
     )
-    .bind(&p.id)
-    .bind(&p.account_id)
+    .bind(p.id.as_str())
+    .bind(p.account_id.as_str())
     .bind(p.object_key.as_str())
     .bind(&p.name)
     .bind(p.folder.as_deref())
@@ -37,7 +37,7 @@ pub(super) async fn confirm_pending(db: &SqlMetadata, pending_id: &str, file: Ne
     // The write comes first so SQLite takes its write lock at once (a read-then-write transaction could
     // fail to upgrade under contention), and so two racing confirms serialize here.
     let claimed = sqlx::query("UPDATE pending_uploads SET file_id = $1 WHERE id = $2 AND file_id IS NULL")
-        .bind(&file.id)
+        .bind(file.id.as_str())
         .bind(pending_id)
         .execute(&mut *tx)
         .await?
@@ -59,14 +59,14 @@ pub(super) async fn confirm_pending(db: &SqlMetadata, pending_id: &str, file: Ne
                  ON CONFLICT (account_id, path) DO NOTHING",
             )
             .bind(Uuid::now_v7().to_string())
-            .bind(&file.account_id)
+            .bind(file.account_id.as_str())
             .bind(folder_id.as_deref())
             .bind(&path)
             .bind(file.now_ms)
             .execute(&mut *tx)
             .await?;
             let row = sqlx::query("SELECT id FROM folders WHERE account_id = $1 AND path = $2")
-                .bind(&file.account_id)
+                .bind(file.account_id.as_str())
                 .bind(&path)
                 .fetch_one(&mut *tx)
                 .await?;
@@ -84,14 +84,14 @@ pub(super) async fn confirm_pending(db: &SqlMetadata, pending_id: &str, file: Ne
              created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11) \
              ON CONFLICT DO NOTHING",
         )
-        .bind(&file.id)
-        .bind(&file.account_id)
+        .bind(file.id.as_str())
+        .bind(file.account_id.as_str())
         .bind(folder_id.as_deref())
         .bind(path.to_string())
         .bind(path.stem())
         .bind(path.name().as_str())
         .bind(file.object_key.as_str())
-        .bind(&file.raw_type)
+        .bind(file.raw_type.as_str())
         .bind(file.kind.as_str())
         .bind(as_i64(file.size))
         .bind(file.now_ms)
@@ -100,19 +100,19 @@ pub(super) async fn confirm_pending(db: &SqlMetadata, pending_id: &str, file: Ne
         .rows_affected();
         if inserted == 1 {
             tx.commit().await?;
-            return Ok(ConfirmOutcome::Created(FileRecord {
+            return Ok(ConfirmOutcome::Created(Box::new(FileRecord {
                 id: file.id,
                 account_id: file.account_id,
                 folder_id,
-                path: path.to_string(),
                 name: path.name().as_str().to_owned(),
+                path,
                 object_key: file.object_key,
                 raw_type: file.raw_type,
                 kind: file.kind,
                 size: file.size,
                 created_at_ms: file.now_ms,
                 updated_at_ms: file.now_ms,
-            }));
+            })));
         }
     }
     tx.rollback().await?;

@@ -4,6 +4,8 @@
 use sqlx::Row;
 
 use super::{LIST_CHUNK, SqlMetadata, VARIANT_COLUMNS, as_i64, count, findable, placeholders, variant_of};
+use shutterbox_model::{FileId, VariantDigest};
+
 use crate::{MetadataError, Result, VariantRecord, VariantRoom};
 
 pub(super) async fn variant(db: &SqlMetadata, file_id: &str, digest: &str) -> Result<Option<VariantRecord>> {
@@ -21,8 +23,8 @@ pub(super) async fn put_variant(db: &SqlMetadata, variant: &VariantRecord, now_m
          SELECT $1, $2, $3, $4, $5, $6, $6, $7 WHERE EXISTS (SELECT 1 FROM files WHERE id = $1) \
          ON CONFLICT (file_id, digest) DO NOTHING",
     )
-    .bind(&variant.file_id)
-    .bind(&variant.digest)
+    .bind(variant.file_id.as_str())
+    .bind(variant.digest.as_str())
     .bind(variant.object_key.as_str())
     .bind(&variant.content_type)
     .bind(as_i64(variant.size))
@@ -79,7 +81,7 @@ pub(super) async fn pin_variant(db: &SqlMetadata, file_id: &str, digest: &str) -
     Ok(())
 }
 
-pub(super) async fn touch_variants(db: &SqlMetadata, keys: &[(String, String)], now_ms: i64) -> Result<()> {
+pub(super) async fn touch_variants(db: &SqlMetadata, keys: &[(FileId, VariantDigest)], now_ms: i64) -> Result<()> {
     for chunk in keys.chunks(LIST_CHUNK) {
         // `(file_id = $2 AND digest = $3) OR …`: row values in IN lists are not portable to every SQLite.
         let matches: Vec<String> =
@@ -88,7 +90,7 @@ pub(super) async fn touch_variants(db: &SqlMetadata, keys: &[(String, String)], 
             format!("UPDATE variants SET last_access_at = $1 WHERE last_access_at < $1 AND ({})", matches.join(" OR "));
         let mut query = sqlx::query(sqlx::AssertSqlSafe(sql)).bind(now_ms);
         for (file_id, digest) in chunk {
-            query = query.bind(file_id).bind(digest);
+            query = query.bind(file_id.as_str()).bind(digest.as_str());
         }
         query.execute(&db.pool).await?;
     }

@@ -3,26 +3,28 @@
 use sqlx::Row;
 
 use super::{SqlMetadata, WARM_ROWS_PER_INSERT, as_i64, count, findable, text};
+use shutterbox_model::{BatchId, FileId};
+
 use crate::{Result, WarmBatch, WarmItemState, WarmProgress};
 pub(super) async fn create_warm_batch(db: &SqlMetadata, batch: &WarmBatch) -> Result<()> {
     let mut tx = db.pool.begin().await?;
     sqlx::query("INSERT INTO warm_batches (id, account_id, total, created_at) VALUES ($1, $2, $3, $4)")
-        .bind(&batch.id)
-        .bind(&batch.account_id)
+        .bind(batch.id.as_str())
+        .bind(batch.account_id.as_str())
         .bind(as_i64(batch.items.len() as u64))
         .bind(batch.created_at_ms)
         .execute(&mut *tx)
         .await?;
     // Many rows per statement: a batch of thousands of items is a few round trips, not thousands.
-    let items: Vec<(usize, &(String, String))> = batch.items.iter().enumerate().collect();
+    let items: Vec<(usize, &(FileId, String))> = batch.items.iter().enumerate().collect();
     for chunk in items.chunks(WARM_ROWS_PER_INSERT) {
         let rows: Vec<String> = (0..chunk.len())
             .map(|i| format!("($1, ${}, ${}, ${}, 'queued')", 2 + 3 * i, 3 + 3 * i, 4 + 3 * i))
             .collect();
         let sql = format!("INSERT INTO warm_items (batch_id, item, file_id, query, state) VALUES {}", rows.join(", "));
-        let mut insert = sqlx::query(sqlx::AssertSqlSafe(sql)).bind(&batch.id);
+        let mut insert = sqlx::query(sqlx::AssertSqlSafe(sql)).bind(batch.id.as_str());
         for (item, (file_id, query)) in chunk {
-            insert = insert.bind(as_i64(*item as u64)).bind(file_id).bind(query);
+            insert = insert.bind(as_i64(*item as u64)).bind(file_id.as_str()).bind(query);
         }
         insert.execute(&mut *tx).await?;
     }
@@ -65,7 +67,7 @@ pub(super) async fn warm_progress(db: &SqlMetadata, account_id: &str, batch_id: 
         .fetch_all(&db.pool)
         .await?;
     let mut progress = WarmProgress {
-        id: batch_id.to_owned(),
+        id: BatchId::new(batch_id),
         total: count(&batch, "total")?,
         done: 0,
         failed: 0,

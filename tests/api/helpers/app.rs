@@ -17,7 +17,7 @@ use shutterbox::{
     client::{ApiClient, Upload},
     open_metadata,
 };
-use shutterbox_model::{AccountName, Scope};
+use shutterbox_model::{AccountName, FileId, Scope};
 use tempfile::TempDir;
 use tokio::{net::TcpListener, sync::oneshot, task::JoinHandle};
 
@@ -68,6 +68,11 @@ pub fn distributed() -> bool {
         Ok("embedded") | Err(_) => false,
         Ok(other) => panic!("SHUTTERBOX_TEST_DEPLOYMENT={other}: expected embedded or distributed"),
     }
+}
+
+/// The id of a file object the API answered with.
+pub fn file_id(file: &Value) -> FileId {
+    FileId::new(file["id"].as_str().unwrap_or_else(|| panic!("no id in {file}")))
 }
 
 fn required_env(name: &str) -> String {
@@ -306,8 +311,8 @@ impl TestApp {
     }
 
     /// Every object under `files/<id>/` in the store.
-    pub fn stored_objects(&self, id: &str) -> Vec<String> {
-        let dir = self.objects_dir.join("files").join(id);
+    pub fn stored_objects(&self, id: &FileId) -> Vec<String> {
+        let dir = self.objects_dir.join("files").join(id.as_str());
         let mut found = Vec::new();
         let mut stack = vec![dir];
         while let Some(dir) = stack.pop() {

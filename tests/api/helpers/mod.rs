@@ -20,7 +20,7 @@ mod processes;
 
 use std::time::Duration;
 
-pub use app::TestApp;
+pub use app::{TestApp, file_id};
 pub use http::{RawResponse, assert_error, raw_request};
 pub use images::{PNG, dimensions, noise_jpeg};
 pub use processes::{ServeProcess, free_port, shutterbox, terminate};

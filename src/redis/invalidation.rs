@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use async_trait::async_trait;
 use futures_util::StreamExt;
 use shutterbox_api::state::{AppState, DeletionBroadcast};
+use shutterbox_model::FileId;
 use tokio::sync::watch;
 
 use super::{CoordinationError, RedisBackend};
@@ -107,7 +108,7 @@ impl Invalidations {
         while let Some(message) = messages.next().await {
             match message.get_payload::<String>() {
                 Ok(file_id) => {
-                    state.forget_file(&file_id);
+                    state.forget_file(&FileId::new(file_id.as_str()));
                     if let Err(e) = self.acknowledge(&file_id).await {
                         tracing::warn!(error = %e, file = %file_id, "could not confirm forgetting a deleted file");
                     }
@@ -121,7 +122,7 @@ impl Invalidations {
 
 #[async_trait]
 impl DeletionBroadcast for Invalidations {
-    async fn file_deleted(&self, file_id: &str) {
-        self.publish(file_id).await;
+    async fn file_deleted(&self, file_id: &FileId) {
+        self.publish(file_id.as_str()).await;
     }
 }

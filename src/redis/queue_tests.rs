@@ -1,4 +1,4 @@
-//! `RedisQueue` against a real Redis: `SHUTTERBOX_TEST_REDIS_URL`, default `redis://127.0.0.1:6379`. When
+//! `RedisQueue` against a real Redis (the binary crate's unit tests, run by `cargo test --workspace`): `SHUTTERBOX_TEST_REDIS_URL`, default `redis://127.0.0.1:6379`. When
 //! Redis is unreachable these tests fail (they never skip). Each test works under a prefix of its own and
 //! removes its keys when it ends, even when it fails. Durations are short and every wait is bounded, so a
 //! bug fails a test instead of hanging it.
@@ -13,12 +13,10 @@ use std::{
 };
 
 use redis::streams::StreamRangeReply;
-use shutterbox_pipeline::{Target, Transform};
-use shutterbox_queue::{
-    Delivery, Job, JobQueue, MAX_ATTEMPTS, QueueError, RedisQueue, RedisQueueOptions, RetryOutcome, connect_pool,
-};
-use shutterbox_variants::VariantSpec;
+use shutterbox_queue::{Delivery, JobQueue, MAX_ATTEMPTS, Payload, QueueError, RetryOutcome};
 use tokio::time::timeout;
+
+use super::{RedisQueue, RedisQueueOptions, connect_pool};
 
 const CLAIM_IDLE: Duration = Duration::from_millis(300);
 const BLOCK: Duration = Duration::from_millis(150);
@@ -29,8 +27,8 @@ fn url() -> String {
     std::env::var("SHUTTERBOX_TEST_REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379".into())
 }
 
-fn job(key: &str) -> Job {
-    Job::DeleteObject { key: key.into() }
+fn job(key: &str) -> Payload {
+    Payload::new("delete_object", serde_json::Map::from_iter([("key".to_owned(), key.into())]))
 }
 
 /// One test's keys: a unique prefix, deleted on drop (SCAN + DEL, best effort).
@@ -136,7 +134,7 @@ async fn jobs_arrive_in_order_and_ack_empties_the_queue() {
     assert_eq!(queue.depth().await.unwrap(), 3);
     for key in ["a", "b", "c"] {
         let delivery = next(&queue).await;
-        assert_eq!((delivery.job.clone(), delivery.attempt), (job(key), 1));
+        assert_eq!((delivery.payload.clone(), delivery.attempt), (job(key), 1));
         // Taken but not acked: still counted.
         assert!(queue.depth().await.unwrap() >= 1);
         queue.ack(&delivery).await.unwrap();
@@ -154,7 +152,7 @@ async fn retries_come_back_until_dead_lettered() {
     let mut attempts = Vec::new();
     loop {
         let delivery = next(&queue).await;
-        assert_eq!(delivery.job, job("x"));
+        assert_eq!(delivery.payload, job("x"));
         attempts.push(delivery.attempt);
         match queue.retry(delivery, Duration::ZERO).await.unwrap() {
             RetryOutcome::Scheduled => assert!(attempts.len() < MAX_ATTEMPTS as usize, "scheduled after {attempts:?}"),
@@ -188,7 +186,7 @@ async fn a_retry_waits_for_its_delay() {
     assert_nothing_for(&queue, Duration::from_millis(500)).await;
     let again = next(&queue).await;
     assert!(handed_back.elapsed() >= delay - Duration::from_millis(10), "delivered after {:?}", handed_back.elapsed());
-    assert_eq!((again.job.clone(), again.attempt), (job("later"), 2));
+    assert_eq!((again.payload.clone(), again.attempt), (job("later"), 2));
     queue.ack(&again).await.unwrap();
     assert_eq!(queue.depth().await.unwrap(), 0);
 }
@@ -206,7 +204,7 @@ async fn a_dead_workers_job_is_reclaimed_as_its_next_attempt() {
     let dropped_at = Instant::now();
     let reclaimed = next(&b).await;
     assert!(dropped_at.elapsed() >= CLAIM_IDLE / 2, "reclaimed after {:?}", dropped_at.elapsed());
-    assert_eq!((reclaimed.job.clone(), reclaimed.attempt), (job("orphan"), 2));
+    assert_eq!((reclaimed.payload.clone(), reclaimed.attempt), (job("orphan"), 2));
     assert_eq!(reclaimed.receipt, taken.receipt);
     b.ack(&reclaimed).await.unwrap();
     assert_eq!(b.depth().await.unwrap(), 0);
@@ -220,7 +218,7 @@ async fn a_job_whose_workers_keep_dying_is_dead_lettered() {
     for attempt in 1..=MAX_ATTEMPTS {
         let worker = scope.queue(&format!("worker-{attempt}")).await;
         let delivery = next(&worker).await;
-        assert_eq!((delivery.job, delivery.attempt), (job("poison"), attempt));
+        assert_eq!((delivery.payload, delivery.attempt), (job("poison"), attempt));
         drop(worker);
     }
     let last = scope.queue("last").await;
@@ -259,8 +257,8 @@ async fn an_identical_job_is_dropped_while_its_twin_waits() {
     queue.enqueue(job("other")).await.unwrap();
     assert_eq!(queue.depth().await.unwrap(), 2);
     let render = |target: &str| {
-        let spec = VariantSpec::new(Transform::from_query("w=10").unwrap(), Target::parse(target).unwrap());
-        Job::render_variant("f", spec, None)
+        Payload::from_json(&format!(r#"{{"kind":"render_variant","file_id":"f","query":"w=10","target":"{target}"}}"#))
+            .unwrap()
     };
     queue.enqueue(render("webp")).await.unwrap();
     queue.enqueue(render("avif")).await.unwrap();
@@ -271,8 +269,8 @@ async fn an_identical_job_is_dropped_while_its_twin_waits() {
     for _ in 0..4 {
         let delivery = next(&queue).await;
         // A twin of a running job is dropped too.
-        queue.enqueue(delivery.job.clone()).await.unwrap();
-        seen.push(delivery.job.clone());
+        queue.enqueue(delivery.payload.clone()).await.unwrap();
+        seen.push(delivery.payload.clone());
         queue.ack(&delivery).await.unwrap();
     }
     assert_eq!(seen, vec![job("same"), job("other"), render("webp"), render("avif")]);
@@ -283,7 +281,7 @@ async fn an_identical_job_is_dropped_while_its_twin_waits() {
     queue.enqueue(job("same")).await.unwrap();
     assert_eq!(queue.depth().await.unwrap(), 1);
     let again = next(&queue).await;
-    assert_eq!((again.job.clone(), again.attempt), (job("same"), 1));
+    assert_eq!((again.payload.clone(), again.attempt), (job("same"), 1));
     queue.ack(&again).await.unwrap();
 }
 
@@ -295,7 +293,7 @@ async fn two_processes_share_the_jobs_without_duplicates() {
     for i in 0..total {
         producer.enqueue(job(&format!("k{i}"))).await.unwrap();
     }
-    let received: Arc<Mutex<Vec<(String, Job)>>> = Arc::default();
+    let received: Arc<Mutex<Vec<(String, Payload)>>> = Arc::default();
     let mut workers = Vec::new();
     for name in ["one", "two"] {
         let queue = scope.queue(name).await;
@@ -304,7 +302,7 @@ async fn two_processes_share_the_jobs_without_duplicates() {
             while received.lock().unwrap().len() < total {
                 let Ok(delivery) = timeout(Duration::from_millis(300), queue.next()).await else { continue };
                 let delivery = delivery.unwrap().unwrap();
-                received.lock().unwrap().push((name.to_owned(), delivery.job.clone()));
+                received.lock().unwrap().push((name.to_owned(), delivery.payload.clone()));
                 // A little work, so both consumers get a share.
                 tokio::time::sleep(Duration::from_millis(10)).await;
                 queue.ack(&delivery).await.unwrap();
@@ -341,13 +339,13 @@ async fn an_unparsable_entry_is_dead_lettered() {
         .unwrap();
     queue.enqueue(job("fine")).await.unwrap();
     let delivery = next(&queue).await;
-    assert_eq!(delivery.job, job("fine"));
+    assert_eq!(delivery.payload, job("fine"));
     queue.ack(&delivery).await.unwrap();
     assert_eq!(queue.depth().await.unwrap(), 0);
     let dead = scope.dead_entries().await;
     assert_eq!(dead.len(), 1);
     assert_eq!((dead[0]["job"].as_str(), dead[0]["reason"].as_str()), ("not json", "unparsable"));
-    // Not a Job, so not listed as one.
+    // Not a payload, so not listed as one.
     assert!(queue.dead_letters().await.unwrap().is_empty());
 }
 
@@ -368,7 +366,7 @@ async fn a_cancelled_next_hands_its_job_back_at_once() {
     let started = Instant::now();
     let delivery = next(&queue).await;
     assert!(started.elapsed() < Duration::from_secs(3));
-    assert_eq!((delivery.job.clone(), delivery.attempt), (job("caught"), 1));
+    assert_eq!((delivery.payload.clone(), delivery.attempt), (job("caught"), 1));
     queue.ack(&delivery).await.unwrap();
     assert_eq!(queue.depth().await.unwrap(), 0);
 }
@@ -387,8 +385,8 @@ async fn a_released_job_goes_to_another_worker_at_once_as_the_same_attempt() {
         a.release(taken.clone()).await.unwrap();
         let again = next(&b).await;
         assert_eq!(
-            (again.job.clone(), again.attempt, again.receipt.clone()),
-            (taken.job, 1, taken.receipt),
+            (again.payload.clone(), again.attempt, again.receipt.clone()),
+            (taken.payload, 1, taken.receipt),
             "round {round}"
         );
         b.ack(&again).await.unwrap();
@@ -419,7 +417,7 @@ async fn a_lost_consumer_group_is_recreated() {
     redis::cmd("DEL").arg(format!("{}:jobs", scope.prefix)).query_async::<()>(&mut conn).await.unwrap();
     queue.enqueue(job("after restart")).await.unwrap();
     let delivery = next(&queue).await;
-    assert_eq!(delivery.job, job("after restart"));
+    assert_eq!(delivery.payload, job("after restart"));
     queue.ack(&delivery).await.unwrap();
     assert_eq!(queue.depth().await.unwrap(), 0);
 }
@@ -437,7 +435,44 @@ async fn an_unreachable_or_malformed_url_fails_quickly() {
 
     for bad in ["not a url", "http://127.0.0.1:6379", "redis://:secret@"] {
         let result = timeout(WAIT, connect_pool(bad)).await.expect("a malformed URL must fail at once");
-        let Err(QueueError::Unavailable(message)) = result else { panic!("accepted {bad}") };
+        let Err(error) = result else { panic!("accepted {bad}") };
+        let message = error.to_string();
         assert!(!message.contains("secret") && !message.contains('\n'), "{message}");
     }
+}
+
+/// A job the previous version queued (its `RedisQueue` wrote the job's JSON into the stream entry's `job`
+/// field, beside `attempt`) is delivered after an upgrade as the job it was.
+#[tokio::test]
+async fn a_job_queued_by_the_previous_version_is_delivered_as_that_job() {
+    use shutterbox_jobs::{Job, WarmItem};
+    use shutterbox_model::{BatchId, FileId};
+    use shutterbox_pipeline::{Target, Transform};
+    use shutterbox_variants::VariantSpec;
+
+    let scope = Scope::new();
+    let queue = scope.queue("upgraded").await;
+    let wire = r#"{"kind":"render_variant","file_id":"0193a6c4-7f5e-7b7a-9c1e-2a9f3b1d4e5f","query":"w=300&fit=cover","target":"webp","warm":{"batch_id":"b1","item":3}}"#;
+    let mut conn = scope.raw().await;
+    redis::cmd("XADD")
+        .arg(format!("{}:jobs", scope.prefix))
+        .arg("*")
+        .arg("job")
+        .arg(wire)
+        .arg("attempt")
+        .arg(2)
+        .query_async::<String>(&mut conn)
+        .await
+        .unwrap();
+    let delivery = next(&queue).await;
+    assert_eq!(delivery.attempt, 2);
+    let spec = VariantSpec::new(Transform::from_query("w=300&fit=cover").unwrap(), Target::parse("webp").unwrap());
+    let expected = Job::render_variant(
+        &FileId::new("0193a6c4-7f5e-7b7a-9c1e-2a9f3b1d4e5f"),
+        spec,
+        Some(WarmItem { batch_id: BatchId::new("b1"), item: 3 }),
+    );
+    assert_eq!(Job::from_payload(&delivery.payload).unwrap(), expected);
+    queue.ack(&delivery).await.unwrap();
+    assert_eq!(queue.depth().await.unwrap(), 0);
 }

@@ -26,11 +26,7 @@ const REDIS_BACKOFF_MS: u64 = 1000;
 
 impl RedisLimiter {
     pub fn new(spec: RateLimitSpec, redis: RedisBackend) -> Self {
-        let script = redis::Script::new(
-            "local n = redis.call('INCR', KEYS[1]) \
-             if n == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end \
-             return n",
-        );
+        let script = redis::Script::new(include_str!("lua/count_request.lua"));
         Self { spec, redis, script, fallback: InProcessLimiter::new(spec), redis_resumes_at: AtomicU64::new(0) }
     }
 

@@ -43,9 +43,7 @@ pub struct Lease {
 impl RenderLeases {
     pub fn new(redis: RedisBackend) -> Self {
         // Deletes the lease only while it is still ours (it may have expired and been taken since).
-        let release = redis::Script::new(
-            "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end",
-        );
+        let release = redis::Script::new(include_str!("lua/release_lease.lua"));
         Self { redis, release }
     }
 

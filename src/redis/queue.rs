@@ -30,11 +30,12 @@ use std::{
 };
 
 use async_trait::async_trait;
-use deadpool_redis::{Manager, Pool, Runtime};
-use redis::{AsyncConnectionConfig, IntoConnectionInfo, RedisError, Script, streams::StreamReadReply};
+use deadpool_redis::Pool;
+use redis::{AsyncConnectionConfig, RedisError, Script, streams::StreamReadReply};
+use shutterbox_queue::{Delivery, JobQueue, MAX_ATTEMPTS, Payload, QueueError, RetryOutcome};
 use tokio::{sync::oneshot, task::JoinHandle};
 
-use crate::{Delivery, Job, JobQueue, MAX_ATTEMPTS, QueueError, RetryOutcome};
+use super::pool::{POOL_TIMEOUT, build_pool, connect_pool, connections_per_pool, pool_to_redis};
 
 /// The consumer group every worker joins.
 const GROUP: &str = "workers";
@@ -44,10 +45,6 @@ const DEDUPE_TTL_SECS: u64 = 86_400;
 const PROMOTE_BATCH: u32 = 100;
 /// The dead-letter stream is trimmed to about this many entries, so it cannot grow without bound.
 const DEAD_MAX_LEN: u32 = 10_000;
-/// Bounds on the pool: waiting for a connection, opening one, checking one before reuse.
-const POOL_TIMEOUT: Duration = Duration::from_secs(5);
-/// Response timeout of ordinary commands (redis 1.x defaults to 500 ms, tight on a loaded machine).
-const RESPONSE_TIMEOUT: Duration = Duration::from_secs(2);
 /// Idle time given to a job handed back, so XAUTOCLAIM takes it at once.
 const RELEASED_IDLE_MS: u64 = 365 * 86_400_000;
 /// The consumer a handed-back job waits under until a worker reclaims it; no default consumer name
@@ -96,138 +93,24 @@ fn unavailable(what: &str, error: impl Display) -> QueueError {
     QueueError::Unavailable(format!("{what}: {}", text.trim()))
 }
 
-/// Builds a pool over `url` whose connections use `config`, with every wait bounded.
-fn build_pool(url: &str, config: AsyncConnectionConfig, max_size: usize) -> Result<(Pool, String), QueueError> {
-    // The error names neither the URL nor its parse error, which may quote a password.
-    let info = url.into_connection_info().map_err(|_| {
-        QueueError::Unavailable("invalid Redis URL: expected redis://[user:password@]host[:port][/db]".into())
-    })?;
-    let addr = info.addr().to_string();
-    let manager = Manager::new_with_config(info, config).map_err(|e| unavailable("invalid Redis URL", e))?;
-    let pool = Pool::builder(manager)
-        .max_size(max_size)
-        .runtime(Runtime::Tokio1)
-        .wait_timeout(Some(POOL_TIMEOUT))
-        .create_timeout(Some(POOL_TIMEOUT))
-        .recycle_timeout(Some(POOL_TIMEOUT))
-        .build()
-        .map_err(|e| unavailable("cannot build the Redis pool", e))?;
-    Ok((pool, addr))
-}
-
-/// A pool of Redis connections for ordinary (non-blocking) commands, checked with one PING. Malformed
-/// URLs and unreachable servers fail within a few seconds. Each `RedisQueue` opens one (see
-/// `RedisQueue::pool`, which the API reuses for everything else it asks Redis).
-pub async fn connect_pool(url: &str) -> Result<Pool, QueueError> {
-    let config = AsyncConnectionConfig::new().set_response_timeout(Some(RESPONSE_TIMEOUT));
-    let (pool, addr) = build_pool(url, config, num_cpus_times_four())?;
-    ping(&pool, &addr).await?;
-    Ok(pool)
-}
-
-fn num_cpus_times_four() -> usize {
-    std::thread::available_parallelism().map_or(4, |n| n.get()) * 4
-}
-
-async fn ping(pool: &Pool, addr: &str) -> Result<(), QueueError> {
-    let what = format!("cannot reach Redis at {addr}");
-    let check = async {
-        let mut conn = pool.get().await.map_err(|e| unavailable(&what, pool_to_redis(e)))?;
-        redis::cmd("PING").query_async::<String>(&mut conn).await.map_err(|e| unavailable(&what, e))
-    };
-    match tokio::time::timeout(POOL_TIMEOUT, check).await {
-        Ok(result) => result.map(drop),
-        Err(_) => Err(QueueError::Unavailable(format!("{what}: no answer within {POOL_TIMEOUT:?}"))),
-    }
-}
-
 /// Enqueue: a job goes in only if no twin holds its dedupe marker.
 /// KEYS: dedupe marker, stream. ARGV: job JSON, marker TTL (s).
-static ENQUEUE: LazyLock<Script> = LazyLock::new(|| {
-    Script::new(
-        r"
-        if redis.call('SET', KEYS[1], '1', 'NX', 'EX', ARGV[2]) then
-            redis.call('XADD', KEYS[2], '*', 'job', ARGV[1], 'attempt', '1')
-            return 1
-        end
-        return 0
-        ",
-    )
-});
+static ENQUEUE: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("lua/enqueue.lua")));
 
 /// Moves retries whose time has come from the delayed set back into the stream.
 /// KEYS: delayed set, stream. ARGV: batch size.
-static PROMOTE: LazyLock<Script> = LazyLock::new(|| {
-    Script::new(
-        r"
-        local t = redis.call('TIME')
-        local now = string.format('%d', tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000))
-        local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, tonumber(ARGV[1]))
-        for _, member in ipairs(due) do
-            local attempt, job = string.match(member, '^(%d+):[^:]*:(.*)$')
-            if not attempt then
-                -- Not ours: let the reader dead-letter it as unparsable rather than drop it silently.
-                attempt, job = '1', member
-            end
-            redis.call('XADD', KEYS[2], '*', 'job', job, 'attempt', attempt)
-            redis.call('ZREM', KEYS[1], member)
-        end
-        return #due
-        ",
-    )
-});
+static PROMOTE: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("lua/promote.lua")));
 
 /// Takes over one job pending longer than the idle limit (its worker died), with its delivery count.
 /// KEYS: stream. ARGV: group, consumer, min idle (ms), cursor.
 /// Returns {next cursor} or {next cursor, id, state, job, attempt, times delivered}; state is 1 when
 /// the entry has a `job` field, 0 when it has none, `gone` when the entry no longer exists (Redis 6).
-static CLAIM: LazyLock<Script> = LazyLock::new(|| {
-    Script::new(
-        r"
-        local r = redis.call('XAUTOCLAIM', KEYS[1], ARGV[1], ARGV[2], ARGV[3], ARGV[4], 'COUNT', 1)
-        local entry = r[2][1]
-        if not entry then
-            return {r[1]}
-        end
-        local id, fields = entry[1], entry[2]
-        local state, job, attempt = 'gone', '', ''
-        if fields then
-            state = '0'
-            for i = 1, #fields, 2 do
-                if fields[i] == 'job' then
-                    state, job = '1', fields[i + 1]
-                elseif fields[i] == 'attempt' then
-                    attempt = fields[i + 1]
-                end
-            end
-        end
-        local pending = redis.call('XPENDING', KEYS[1], ARGV[1], id, id, 1)
-        local delivered = '1'
-        if pending[1] then
-            delivered = tostring(pending[1][4])
-        end
-        return {r[1], id, state, job, attempt, delivered}
-        ",
-    )
-});
+static CLAIM: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("lua/claim.lua")));
 
 /// Schedules a failed job's next attempt; a no-op if the entry is no longer pending (another worker
 /// reclaimed it and has settled it), so a late hand-back cannot duplicate the job.
 /// KEYS: stream, delayed set. ARGV: group, id, member (`<attempt>:<nonce>:<job>`), delay (ms).
-static SCHEDULE: LazyLock<Script> = LazyLock::new(|| {
-    Script::new(
-        r"
-        if redis.call('XACK', KEYS[1], ARGV[1], ARGV[2]) == 0 then
-            return 0
-        end
-        redis.call('XDEL', KEYS[1], ARGV[2])
-        local t = redis.call('TIME')
-        local due = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + tonumber(ARGV[4])
-        redis.call('ZADD', KEYS[2], string.format('%d', due), ARGV[3])
-        return 1
-        ",
-    )
-});
+static SCHEDULE: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("lua/schedule.lua")));
 
 /// Hands a pending entry back: moved to the `HANDED_BACK` consumer with an idle time past any claim
 /// timeout (so the next worker to look reclaims it) and its delivery count lowered by one (so this
@@ -236,58 +119,16 @@ static SCHEDULE: LazyLock<Script> = LazyLock::new(|| {
 /// it (its id read before the release) from taking it back and resetting its idle time.
 /// KEYS: stream; ARGV: group, id, caller's consumer, idle ms, parking consumer. Returns 0 when the entry
 /// is no longer the caller's.
-static RELEASE: LazyLock<Script> = LazyLock::new(|| {
-    Script::new(
-        r"
-        local pending = redis.call('XPENDING', KEYS[1], ARGV[1], ARGV[2], ARGV[2], 1)
-        if #pending == 0 or pending[1][2] ~= ARGV[3] then return 0 end
-        local delivered = tonumber(pending[1][4])
-        redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[5], 0, ARGV[2], 'IDLE', ARGV[4],
-            'RETRYCOUNT', math.max(delivered - 1, 0), 'JUSTID')
-        return 1
-        ",
-    )
-});
+static RELEASE: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("lua/release.lua")));
 
 /// Moves a job to the dead-letter stream and forgets it (same no-op rule as SCHEDULE).
 /// KEYS: stream, dead stream, [dedupe marker]. ARGV: group, id, job text, attempts, reason, max length.
-static DEAD_LETTER: LazyLock<Script> = LazyLock::new(|| {
-    Script::new(
-        r"
-        if redis.call('XACK', KEYS[1], ARGV[1], ARGV[2]) == 0 then
-            return 0
-        end
-        redis.call('XDEL', KEYS[1], ARGV[2])
-        local t = redis.call('TIME')
-        local now = string.format('%d', tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000))
-        redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[6], '*',
-            'job', ARGV[3], 'attempts', ARGV[4], 'failed_at_ms', now, 'reason', ARGV[5])
-        if KEYS[3] then
-            redis.call('DEL', KEYS[3])
-        end
-        return 1
-        ",
-    )
-});
+static DEAD_LETTER: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("lua/dead_letter.lua")));
 
 /// Refreshes the idle time of jobs this consumer is running, so they are not taken as a dead worker's.
 /// Only jobs still owned by this consumer: one already reclaimed elsewhere is not taken back.
 /// KEYS: stream. ARGV: group, consumer, ids…
-static HEARTBEAT: LazyLock<Script> = LazyLock::new(|| {
-    Script::new(
-        r"
-        local kept = 0
-        for i = 3, #ARGV do
-            local p = redis.call('XPENDING', KEYS[1], ARGV[1], ARGV[i], ARGV[i], 1)
-            if p[1] and p[1][2] == ARGV[2] then
-                redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[2], 0, ARGV[i], 'JUSTID')
-                kept = kept + 1
-            end
-        end
-        return kept
-        ",
-    )
-});
+static HEARTBEAT: LazyLock<Script> = LazyLock::new(|| Script::new(include_str!("lua/heartbeat.lua")));
 
 /// What the background tasks share with the queue.
 struct Inner {
@@ -328,7 +169,7 @@ fn is_no_group(error: &RedisError) -> bool {
 }
 
 impl Inner {
-    fn dedupe_key(&self, job: &Job) -> String {
+    fn dedupe_key(&self, job: &Payload) -> String {
         format!("{}{}", self.dedupe_prefix, job.dedupe_key())
     }
 
@@ -447,7 +288,7 @@ impl Inner {
         let text = job.unwrap_or_default();
         let stored: u32 = attempt.as_deref().and_then(|a| a.parse().ok()).unwrap_or(1);
         let attempt = u64::from(stored.max(1)) + delivered.saturating_sub(1);
-        let job = match Job::from_json(&text) {
+        let job = match Payload::from_json(&text) {
             Ok(job) => job,
             Err(e) => {
                 tracing::error!(id = %id, error = %e, "unparsable job in the queue; dead-lettering it");
@@ -461,12 +302,12 @@ impl Inner {
             return None;
         }
         let attempt = u32::try_from(attempt).unwrap_or(MAX_ATTEMPTS);
-        Some(Delivery { receipt: id, job, attempt })
+        Some(Delivery { receipt: id, payload: job, attempt })
     }
 
     /// Dead-letters from inside `next()`, where a failure is only logged: the entry stays pending and
     /// is reclaimed (and dead-lettered) again later.
-    async fn dead_letter(&self, id: &str, text: &str, job: Option<&Job>, attempts: u64, reason: &str) {
+    async fn dead_letter(&self, id: &str, text: &str, job: Option<&Payload>, attempts: u64, reason: &str) {
         if let Err(e) = self.dead_letter_checked(id, text, job, attempts, reason).await {
             tracing::warn!(id = %id, error = %e, "could not dead-letter a job; it will be retried");
         }
@@ -476,7 +317,7 @@ impl Inner {
         &self,
         id: &str,
         text: &str,
-        job: Option<&Job>,
+        job: Option<&Payload>,
         attempts: u64,
         reason: &str,
     ) -> Result<bool, QueueError> {
@@ -521,13 +362,6 @@ impl Inner {
     }
 }
 
-fn pool_to_redis(error: deadpool_redis::PoolError) -> RedisError {
-    match error {
-        deadpool_redis::PoolError::Backend(e) => e,
-        other => RedisError::from((redis::ErrorKind::Io, "no Redis connection", other.to_string())),
-    }
-}
-
 fn duration_ms(duration: Duration) -> u64 {
     u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
 }
@@ -535,12 +369,13 @@ fn duration_ms(duration: Duration) -> u64 {
 impl RedisQueue {
     /// Connects, checks the server and joins (creating if needed) the consumer group.
     pub async fn connect(url: &str, options: RedisQueueOptions) -> Result<Self, QueueError> {
-        let pool = connect_pool(url).await?;
+        let pool = connect_pool(url).await.map_err(|e| QueueError::Unavailable(e.to_string()))?;
         // The blocking read waits up to `block` for an answer: its connections must wait longer than
         // that (redis 1.x's 500 ms default would fail every idle read as "timed out"), yet not forever,
         // so a server that vanished is still noticed.
         let blocking_config = AsyncConnectionConfig::new().set_response_timeout(Some(options.block + POOL_TIMEOUT));
-        let (blocking, _) = build_pool(url, blocking_config, num_cpus_times_four().max(32))?;
+        let (blocking, _) = build_pool(url, blocking_config, connections_per_pool().max(32))
+            .map_err(|e| QueueError::Unavailable(e.to_string()))?;
         let prefix = options.prefix;
         let inner = Arc::new(Inner {
             pool,
@@ -598,7 +433,7 @@ async fn run_heartbeat(inner: std::sync::Weak<Inner>, in_flight: Arc<Mutex<HashS
 
 #[async_trait]
 impl JobQueue for RedisQueue {
-    async fn enqueue(&self, job: Job) -> Result<(), QueueError> {
+    async fn enqueue(&self, job: Payload) -> Result<(), QueueError> {
         let mut conn = self.inner.conn().await?;
         let added: u32 = ENQUEUE
             .key(self.inner.dedupe_key(&job))
@@ -660,7 +495,7 @@ impl JobQueue for RedisQueue {
             .arg(&delivery.receipt)
             .ignore()
             .cmd("DEL")
-            .arg(inner.dedupe_key(&delivery.job))
+            .arg(inner.dedupe_key(&delivery.payload))
             .ignore()
             .query_async::<()>(&mut conn)
             .await
@@ -671,14 +506,20 @@ impl JobQueue for RedisQueue {
 
     async fn retry(&self, delivery: Delivery, delay: Duration) -> Result<RetryOutcome, QueueError> {
         let inner = &self.inner;
-        let text = delivery.job.to_json();
+        let text = delivery.payload.to_json();
         if delivery.attempt >= MAX_ATTEMPTS {
             let moved = inner
-                .dead_letter_checked(&delivery.receipt, &text, Some(&delivery.job), delivery.attempt.into(), "failed")
+                .dead_letter_checked(
+                    &delivery.receipt,
+                    &text,
+                    Some(&delivery.payload),
+                    delivery.attempt.into(),
+                    "failed",
+                )
                 .await?;
             self.settled(&delivery.receipt);
             if moved {
-                tracing::error!(job = ?delivery.job, attempts = delivery.attempt, "job dead-lettered");
+                tracing::error!(job = ?delivery.payload, attempts = delivery.attempt, "job dead-lettered");
                 return Ok(RetryOutcome::DeadLettered);
             }
             // Another worker reclaimed it meanwhile: its fate is that worker's now.
@@ -698,7 +539,7 @@ impl JobQueue for RedisQueue {
             .map_err(|e| unavailable("cannot schedule a retry", e))?;
         self.settled(&delivery.receipt);
         if scheduled == 0 {
-            tracing::debug!(job = ?delivery.job, "a retried job had been reclaimed by another worker");
+            tracing::debug!(job = ?delivery.payload, "a retried job had been reclaimed by another worker");
         }
         Ok(RetryOutcome::Scheduled)
     }
@@ -725,7 +566,7 @@ impl JobQueue for RedisQueue {
         Ok(stream + delayed)
     }
 
-    async fn dead_letters(&self) -> Result<Vec<Job>, QueueError> {
+    async fn dead_letters(&self) -> Result<Vec<Payload>, QueueError> {
         let inner = &self.inner;
         let mut conn = inner.conn().await?;
         let entries: redis::streams::StreamRangeReply = redis::cmd("XRANGE")
@@ -740,8 +581,8 @@ impl JobQueue for RedisQueue {
             .into_iter()
             .filter_map(|entry| {
                 let text = entry.get::<String>("job").unwrap_or_default();
-                // An unparsable entry was dead-lettered as such; it has no Job to show.
-                Job::from_json(&text).ok()
+                // An unparsable entry was dead-lettered as such; it has no payload to show.
+                Payload::from_json(&text).ok()
             })
             .collect())
     }
