@@ -145,7 +145,7 @@ pub(crate) fn variant_response(req: &Request, state: &AppState, response: &Cache
 }
 
 /// Whether `file` is served as stored whatever the transformations ask: non-rasters, SVG and BMP
-/// originals (SPEC.md 4.9.4), and `format=bmp`.
+/// originals (docs/transformations.md, "Originals passed through"), and `format=bmp`.
 pub(crate) fn served_unconverted(file: &FileRecord, transform: &Transform) -> bool {
     file.kind != FileKind::Image
         || matches!(file.raw_type.as_str(), "image/svg+xml" | "image/bmp")
