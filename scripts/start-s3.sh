@@ -12,7 +12,12 @@
 #    detached (it outlives this script), logging next to DATA_DIR, and waits up to 20 s for it to answer 403.
 #
 # Progress goes to stderr; stdout is only `SHUTTERBOX_TEST_S3_ENDPOINT=http://127.0.0.1:PORT`.
-# Stop it with `kill <pid>` (the pid is printed to stderr). See ../shared/S3-TESTING.md.
+# Stop it with `kill <pid>` (the pid is printed to stderr).
+#
+# Why s3s-fs: the tests need a real S3-compatible server but no Docker engine or MinIO binary. s3s-fs (from
+# crates.io) serves a local directory over S3 with path-style addressing and checks SigV4 signatures, in
+# headers and presigned URLs, refusing tampered or expired ones, so the presigned-upload tests mean
+# something (moto, for one, checks no signature at all). docker-compose.yml runs real MinIO for users.
 set -euo pipefail
 
 port=${1:-9000}

@@ -22,7 +22,7 @@ pub enum ClientError {
     Unexpected { step: &'static str, detail: String },
 }
 
-/// What to upload: the presign request's fields (SPEC.md, `POST /upload/presign`).
+/// What to upload: the presign request's fields (docs/api.md, "The presign request").
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Upload {

@@ -88,7 +88,7 @@ const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 
 /// By default mimalloc hands memory back to the OS 10 ms after it is freed, so every render that follows a
 /// pause faults its buffers in again: 9 ms of a 30 ms cold JPEG render, 10–20 ms of an AVIF one
-/// (BENCHMARKS.md of 6c8013f, "Cold renders and freed memory"). Freed memory stays mapped for ten seconds instead, so
+/// (BENCHMARKS.md, "Freed memory kept ten seconds"). Freed memory stays mapped for ten seconds instead, so
 /// renders arriving within that time reuse it; idle memory still goes back after that. An operator's
 /// `MIMALLOC_PURGE_DELAY` still decides.
 fn keep_freed_memory() {

@@ -1,10 +1,11 @@
 //! What public delivery may render: the operator's rules (signed URLs, named presets, presets only) applied
 //! to a delivery query, in one place for delivery, transform-url and warming.
 //!
-//! Delivery is open by default (SPEC.md: hand-written queries are public). With signing keys, a render
-//! needs a valid `sig` (`signing`); a named preset (`?preset=<name>`, `presets`) always renders; with
-//! presets only, nothing else does. Originals without parameters and thumbnails are never gated. The
-//! checks cost no I/O and run before any render or store write.
+//! Delivery is open by default (docs/api.md, "Authentication": delivery needs no key, so hand-written
+//! queries render). With signing keys, a render needs a valid `sig` (`signing`); a named preset
+//! (`?preset=<name>`, `presets`) always renders; with presets only, nothing else does. Originals without
+//! parameters and thumbnails are never gated. The checks cost no I/O and run before any render or store
+//! write.
 
 use shutterbox_pipeline::{ParamError, Transform, params::PARAM_NAMES};
 

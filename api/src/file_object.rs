@@ -1,4 +1,5 @@
-//! The file object of SPEC.md §2.1, built from a stored record and the service's public addresses.
+//! The file object (docs/api.md, "The file object"), built from a stored record and the service's public
+//! addresses.
 
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use poem_openapi::Object;

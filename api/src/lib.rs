@@ -1,4 +1,4 @@
-//! Shutterbox's HTTP API: the management endpoints of SPEC.md, public delivery, the local store's upload
+//! Shutterbox's HTTP API: the management endpoints (docs/api.md), public delivery, the local store's upload
 //! target, authentication, rate limits, the JSON error envelope and the OpenAPI document. It talks to its
 //! backends only through the `MetadataStore` and `ObjectStore` traits.
 

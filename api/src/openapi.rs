@@ -1,6 +1,6 @@
 //! The OpenAPI document: generated from the route definitions by poem-openapi, then completed here with
-//! what poem-openapi cannot express, so that SDK generators and Swagger UI see the whole API
-//! (DESIGN.md §7):
+//! what poem-openapi cannot express, so that SDK generators and Swagger UI see the whole API (docs/clients.md,
+//! "What the document guarantees generators"):
 //!
 //! - the public delivery routes (`/file/{path}`, `/raw/{path}`, `/files/{id}/thumbnail`), which are served
 //!   by plain poem handlers on the hot path (a wildcard path has no poem-openapi form), under their own tag
@@ -286,8 +286,9 @@ fn public_routes(transformation_params: &[Value]) -> [(&'static str, Value); 3] 
             json!({ "get": {
                 "tags": [DELIVERY_TAG],
                 "summary": "Deliver an image, transformed",
-                "description": "The file at `path` with the query's transformations applied (SPEC.md §4.7, \
-                    §4.9), in the format named by `format`, else by the URL's extension (`cat.webp` serves \
+                "description": "The file at `path` with the query's transformations applied \
+                    (docs/transformations.md), in the format named by `format`, else by the URL's extension \
+                    (`cat.webp` serves \
                     `cat.jpg` as WebP). Unknown parameters are ignored and parameter order does not matter. \
                     Without transformations the original bytes are served, with `Range` support. SVG and \
                     BMP originals and `format=bmp` are served unconverted. `preset` renders one of the \

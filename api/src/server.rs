@@ -4,7 +4,7 @@
 //! Why not `poem::Server`: it always boxes its acceptor, and the boxed IO (`tokio::io::split` halves, a lock
 //! per read and write) does not report vectored writes, so hyper falls back to copying every response body
 //! into its header buffer before writing. Serving the socket itself lets hyper write headers and body with
-//! one `writev` (BENCHMARKS.md of 6c8013f, "Cached variant over HTTP").
+//! one `writev` (BENCHMARKS.md, "The accept loop over hyper").
 
 use std::{convert::Infallible, future::Future, io, sync::Arc, time::Duration};
 

@@ -61,7 +61,7 @@ def check(condition: bool, what: str) -> None:
 def main() -> None:
     service, key = sys.argv[1].rstrip("/"), sys.argv[2]
     base_url = f"{service}/v1"
-    # `Authorization: ApiKey <key>`, the form of every SPEC.md example.
+    # `Authorization: ApiKey <key>`, the form of every docs/api.md example.
     authorized = AuthenticatedClient(base_url=base_url, token=key, prefix="ApiKey")
     # `ApiKey: <key>`, the other documented form.
     api_key_header = Client(base_url=base_url, headers={"ApiKey": key})

@@ -70,7 +70,7 @@ impl MediaType {
     }
 
     /// An image that delivery transforms; everything else, SVG and BMP originals included, is served as
-    /// stored whatever the query asks (docs/transformations.md).
+    /// stored whatever the query asks (docs/transformations.md, "Originals passed through").
     pub fn is_transformable(&self) -> bool {
         self.is_raster_image() && self.0 != "image/bmp"
     }

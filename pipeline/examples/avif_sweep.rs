@@ -1,7 +1,7 @@
 //! Encodes one image as AVIF with libaom at several speed/cq-level pairs and writes each file, printing its
 //! size and encode time: the raw material for calibrating `avif::AvifSettings::for_quality` against sharp
-//! (score each file against the same reference with scripts/quality-compare.py's SSIM; see BENCHMARKS.md of 6c8013f,
-//! "AVIF").
+//! (score each file against the same reference with scripts/quality-compare.py's SSIM; see BENCHMARKS.md,
+//! "AVIF: libaom instead of rav1e").
 //!
 //! ```text
 //! cargo run --release -p shutterbox-pipeline --example avif_sweep -- SOURCE.png OUT_DIR SPEED:CQ[:THREADS]...

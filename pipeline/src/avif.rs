@@ -3,8 +3,9 @@
 //!
 //! libaom, not rav1e (ravif): at the same SSIM against the same reference, rav1e needed ~16% more bytes than
 //! libaom (sharp's encoder) at every speed we tried; libaom's all-intra mode at a fast `cpu-used` keeps
-//! libaom's compression at a fraction of sharp's time (BENCHMARKS.md of 6c8013f, "AVIF"). libaom is already linked for
-//! AVIF decoding (`libaom-sys`, built from its bundled source with the encoder enabled).
+//! libaom's compression at a fraction of sharp's time (BENCHMARKS.md, "AVIF: libaom instead of rav1e").
+//! libaom is already linked for AVIF decoding (`libaom-sys`, built from its bundled source with the encoder
+//! enabled).
 //!
 //! Colour: 8-bit YCbCr 4:4:4, BT.601 matrix, full range, sRGB transfer and BT.709 primaries signalled in the
 //! sequence header and the container (sharp's defaults). Gray images are encoded monochrome; alpha, when
@@ -31,14 +32,14 @@ pub struct AvifSettings {
 
 /// libaom's all-intra `cpu-used` for every render. On the 800 px photo, 6 needs ~4% more bytes than 5 for the
 /// same SSIM at a fifth of its time (73 vs 407 ms); 7 and up lose SSIM that more bytes must buy back
-/// (BENCHMARKS.md of 6c8013f, "AVIF").
+/// (BENCHMARKS.md, "AVIF: libaom instead of rav1e").
 const SPEED: u8 = 6;
 
 impl AvifSettings {
     /// The service's `q` (1–100, anchored on JPEG's scale) mapped to libaom's cq-level: two straight lines
     /// through q 100 → 0 (best), q 80 → `DEFAULT_CQ_LEVEL` and q 1 → 63 (worst). The default q = 80 is
     /// calibrated to sharp's default AVIF: the same SSIM against the same reference with no more than 10%
-    /// more bytes (BENCHMARKS.md of 6c8013f, "AVIF").
+    /// more bytes (BENCHMARKS.md, "AVIF: libaom instead of rav1e").
     pub fn for_quality(quality: u8) -> Self {
         let q = u32::from(quality.clamp(1, 100));
         let cq_level = if q >= 80 {

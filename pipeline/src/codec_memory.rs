@@ -2,7 +2,7 @@
 //! through glibc's `malloc` for every AVIF encode and frees them after. glibc serves blocks above its mmap
 //! threshold with fresh `mmap`s and gives freed heap tops back above its trim threshold; its dynamic
 //! thresholds do not settle for libaom's pattern, so every encode page-faults its buffers in again: ~3,700
-//! faults and ~8% of an 800 px AVIF render (BENCHMARKS.md of 6c8013f, "The C codecs' memory").
+//! faults and ~8% of an 800 px AVIF render (BENCHMARKS.md, "The C codecs' memory").
 //!
 //! `keep_codec_buffers` fixes both thresholds, once, at process start: blocks up to 32 MiB (glibc's
 //! largest heap block) come from the arenas, and an arena keeps up to 64 MiB of freed top. Larger blocks
@@ -10,7 +10,7 @@
 //!
 //! It also gives glibc one arena. glibc's default is an arena per thread (up to eight per core), each warmed
 //! by its own renders: a server's first AVIF render on each render thread faulted ~5,000 pages in again and
-//! took 100–140 ms against a steady 85, for the first two to four renders after start (BENCHMARKS.md of 6c8013f, "The
+//! took 100–140 ms against a steady 85, for the first two to four renders after start (BENCHMARKS.md, "The
 //! first renders after start"), and every arena could keep 64 MiB of freed top. With one, the first render
 //! warms the buffers every later one reuses, whichever thread it runs on, and one arena's top is all that is
 //! kept. What contends for its lock is small: Rust's allocations go to mimalloc, small C blocks to glibc's

@@ -275,7 +275,8 @@ fn encodable(image: &DynamicImage, format: OutputFormat) -> Cow<'_, DynamicImage
 }
 
 /// NeuQuant's sampling for the GIF palette: 10, the gif crate's "good compromise", instead of the `image`
-/// crate's default of 1 (every pixel), which took 20 s for a 12-megapixel frame (BENCHMARKS.md of 6c8013f).
+/// crate's default of 1 (every pixel), which took 19.3 s for a 12-megapixel frame against 4.3 s at 10
+/// (BENCHMARKS.md, "Other measurements").
 const GIF_SPEED: i32 = 10;
 
 fn encode_gif(image: &DynamicImage) -> Result<Vec<u8>, PipelineError> {

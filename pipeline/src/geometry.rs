@@ -11,8 +11,8 @@
 //!    smaller of the two for both axes, `contain` and `inside` the larger, `fill` keeps each. With one side
 //!    given its factor is used for both axes, for every fit. (Here, and only here, we part from sharp on
 //!    purpose: sharp's `fill` with one side scales only that axis — 640x480 with `w=6` gives 6x480 — while
-//!    SPEC.md 4.9.1 says the aspect ratio is kept whenever only one of w or h is given, and the spec wins.)With
-//!    neither, nothing is resized.
+//!    the API keeps the aspect ratio whenever only one of w or h is given, `fill` included
+//!    (docs/transformations.md, "Resizing").) With neither, nothing is resized.
 //! 2. `withoutEnlargement`: each factor is raised to at least 1 (independently, after step 1), and each is
 //!    capped at the source size on its axis, so no side ever reaches 0.
 //! 3. The scaled size on each axis is `round(src * (1 / shrink))`, halves rounded up (libvips'
@@ -154,7 +154,8 @@ fn shrink_factors(src_w: u32, src_h: u32, w: Option<u32>, h: Option<u32>, fit: F
                 Fit::Fill => (hs, vs),
             }
         }
-        // One side given: the aspect ratio is kept for every fit, `fill` included (SPEC.md 4.9.1).
+        // One side given: the aspect ratio is kept for every fit, `fill` included (docs/transformations.md,
+        // "Resizing").
         (Some(w), None) => {
             let hs = sw / f64::from(w);
             (hs, hs)
@@ -424,7 +425,8 @@ mod tests {
         let p = plan_resize(1200, 800, None, Some(3), Fit::Inside);
         assert_eq!(p.output, Size::new(5, 3));
 
-        // fill with one side given keeps the aspect ratio (SPEC.md 4.9.1; sharp would give 6x480).
+        // fill with one side given keeps the aspect ratio (docs/transformations.md, "Resizing"; sharp would
+        // give 6x480).
         let p = plan_resize(640, 480, Some(6), None, Fit::Fill);
         assert_eq!(p.output, Size::new(6, 5));
         let p = plan_resize(640, 480, None, Some(1000), Fit::Fill);

@@ -1,4 +1,4 @@
-//! Transformation parameters of SPEC.md §4.7/§4.9: `format`, `w`, `h`, `fit`, `q`, `blur`, `sharp`, `gray`,
+//! Transformation parameters (docs/transformations.md): `format`, `w`, `h`, `fit`, `q`, `blur`, `sharp`, `gray`,
 //! `rot`, `border`, `crop`. Parsing validates each against its range and yields a `Transform` whose
 //! `canonical()` text fills in defaults and fixes the order, so two URLs asking for the same output share one
 //! cache entry. Unknown parameters are ignored (and never reach the cache key); a repeated parameter is an

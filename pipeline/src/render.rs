@@ -1,6 +1,6 @@
-//! `render`: source bytes + `Transform` → encoded output, in the fixed order of DESIGN.md §4: decode
-//! (EXIF auto-orient) → crop → rot → resize → blur → sharp → gray → border → encode. The order of the
-//! request's parameters never matters.
+//! `render`: source bytes + `Transform` → encoded output, in the fixed order of docs/transformations.md,
+//! "Order": decode (EXIF auto-orient) → crop → rot → resize → blur → sharp → gray → border → encode. The order
+//! of the request's parameters never matters.
 //!
 //! Shortcuts keep that order's result while doing less work:
 //! - *Shrink-on-load* (`shrink_on_load`): when a JPEG is about to be scaled down at least 2×, it is

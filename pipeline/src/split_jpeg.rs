@@ -1,13 +1,13 @@
 //! Baseline 4:2:0 JPEG decoding at 1/4 or 1/8 scale, with the entropy decoding split across two threads.
 //!
 //! Shrinking a large JPEG on load leaves Huffman decoding as nearly all of the work (84% of a 200×200
-//! thumbnail of a 12 MP photo in libjpeg-turbo, BENCHMARKS.md of 6c8013f), and it is sequential: a symbol's position
-//! depends on every symbol before it. Huffman codes resynchronise, though: a decoder started at an arbitrary
-//! bit soon falls into step with the true symbol and block boundaries. So a second thread starts decoding
-//! at the middle of the entropy-coded data and records where each MCU it decodes began; the first thread
-//! decodes from the start, and once an MCU of its own begins at a position the second thread recorded,
-//! both have decoded the same bits from the same state, so the rest is the second thread's. The DC
-//! coefficients are coded as differences, so the second half's come out offset by a per-component
+//! thumbnail of a 12 MP photo in libjpeg-turbo: BENCHMARKS.md, "Split JPEG decoding"), and it is sequential:
+//! a symbol's position depends on every symbol before it. Huffman codes resynchronise, though: a decoder
+//! started at an arbitrary bit soon falls into step with the true symbol and block boundaries. So a second
+//! thread starts decoding at the middle of the entropy-coded data and records where each MCU it decodes
+//! began; the first thread decodes from the start, and once an MCU of its own begins at a position the second
+//! thread recorded, both have decoded the same bits from the same state, so the rest is the second thread's.
+//! The DC coefficients are coded as differences, so the second half's come out offset by a per-component
 //! constant, known once the threads meet; they are fixed up then. When the second thread never falls into
 //! step (or is not scheduled), the first decodes everything, so the result never depends on it.
 //!
@@ -761,7 +761,8 @@ impl<'a, const P: usize> Decoder<'a, P> {
     /// The two-thread decode: this thread from the start, a task on rayon's pool from bit `start`.
     ///
     /// A pool thread rather than a thread of our own: a thread spawned per render from the server's
-    /// blocking pool was often placed on the busy core, which cost a fifth of the render (BENCHMARKS.md of 6c8013f).
+    /// blocking pool was often placed on the busy core, which cost a fifth of the render (BENCHMARKS.md,
+    /// "Split JPEG decoding").
     fn run_split(&self, planes: &mut PlaneWriter, start: usize) -> Option<()> {
         let shared = Meeting {
             positions: (0..self.mcu_count).map(|_| AtomicU64::new(0)).collect(),

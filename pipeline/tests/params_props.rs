@@ -1,4 +1,4 @@
-//! Property tests of the transformation parameters (`params.rs`, SPEC.md §4.7/§4.9):
+//! Property tests of the transformation parameters (`params.rs`, docs/transformations.md):
 //!
 //! - any query string, or any name/value pairs, parse to `Ok` or `Err(ParamError)`, never a panic;
 //! - the canonical text (the variant cache key) does not depend on the order of the parameters, on unknown

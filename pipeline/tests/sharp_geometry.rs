@@ -2,8 +2,9 @@
 //! `scripts/sharp-geometry.mjs`, i.e. `sharp(src).resize({ width, height, fit, withoutEnlargement: true })`)
 //! must give the same output size. All mismatches are reported at once.
 //!
-//! One deliberate exception: `fill` with only one of w/h. sharp then scales only the given axis; SPEC.md
-//! 4.9.1 requires the aspect ratio kept, so those rows must instead equal `inside`'s plan for the request.
+//! One deliberate exception: `fill` with only one of w/h. sharp then scales only the given axis; the API
+//! keeps the aspect ratio (docs/transformations.md, "Resizing"), so those rows must instead equal `inside`'s
+//! plan for the request.
 
 // A test fails by panicking: unwrap and expect are how it says so (the workspace denies them elsewhere).
 #![allow(clippy::unwrap_used, clippy::expect_used)]

@@ -1,9 +1,10 @@
 //! The embedded object store: one file per object under `<root>/objects/`, written to `<root>/tmp/` first,
 //! flushed to disk and renamed into place, so a reader never sees half an object and a crash leaves no
 //! partial one. Rendered variants (`ObjectKey::is_variant`) are renamed into place unflushed: they are a
-//! cache the service renders again, and a flush per render costs renders at saturation (BENCHMARKS.md of
-//! bca1f25); the rename still hides a half-written one from readers while the machine runs, and one cut
-//! short by a power loss is caught by its recorded size when read (`Renderer::stored`).
+//! cache the service renders again, and a flush per render costs renders at saturation (BENCHMARKS.md,
+//! "Variants renamed into place unflushed"); the rename still hides a half-written one from readers while
+//! the machine runs, and one cut short by a power loss is caught by its recorded size when read
+//! (`Renderer::stored`).
 //! It is also the target of its own presigned uploads (`UploadReceiver`).
 //!
 //! Because an object in place is never written again (a new version is renamed over it, a removal unlinks
@@ -288,7 +289,7 @@ fn remove_object(path: &Path, objects: &Path) -> io::Result<()> {
 /// Objects of this size and more are mapped rather than copied into the heap by `get`: a render's source
 /// (2.5 MB for a 12 MP JPEG) is then decoded straight from the page cache. Reading it took 0.57–0.76 ms of
 /// that JPEG's cold render, a third of what serving adds to the render; mapped, serving added ~0.4 ms less
-/// (BENCHMARKS.md of 6c8013f, "Serving a cold render"). Smaller objects (stored variants, mostly) are read: for them a
+/// (BENCHMARKS.md, "Serving a cold render"). Smaller objects (stored variants, mostly) are read: for them a
 /// mapping's set-up and tear-down cost more than the copy.
 const MAP_AT_LEAST: u64 = 1 << 20;
 

@@ -1,5 +1,6 @@
 //! The OpenAPI document: served at `/v1/openapi.json` with Swagger UI at `/v1/docs`, identical to the
-//! checked-in `openapi/openapi.json`, and shaped for SDK generators (DESIGN.md §7).
+//! checked-in `openapi/openapi.json`, and shaped for SDK generators (docs/clients.md, "What the document
+//! guarantees generators").
 
 use std::collections::HashSet;
 
@@ -92,7 +93,7 @@ fn every_operation_is_ready_for_generators() {
     assert_eq!(operation_ids.len(), 11);
     public.sort();
     assert_eq!(public, ["deliverFile", "deliverRaw", "getThumbnail"]);
-    // The ranges of SPEC.md §8 as schema constraints.
+    // The ranges of docs/transformations.md and of `pageSize` (docs/api.md) as schema constraints.
     let transform = &spec["components"]["schemas"]["TransformRequest"]["properties"];
     for (name, min, max) in [("w", 1.0, 5000.0), ("h", 1.0, 5000.0), ("blur", 0.3, 1000.0), ("rot", -360.0, 360.0)] {
         assert_eq!(transform[name]["minimum"].as_f64(), Some(min), "{name}");

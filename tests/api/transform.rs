@@ -62,7 +62,7 @@ async fn geometry_follows_sharp() {
         ("w=100&h=100", (100, 100)),
         ("w=100&h=100&fit=contain", (100, 100)),
         ("w=100&h=100&fit=fill", (100, 100)),
-        // One side only keeps the aspect ratio for every fit, fill included (SPEC.md 4.9.1).
+        // One side only keeps the aspect ratio for every fit, fill included (docs/transformations.md, "Resizing").
         ("w=200&fit=fill", (200, 150)),
         ("w=100&h=100&fit=inside", (100, 75)),
         ("w=100&h=100&fit=outside", (133, 100)),

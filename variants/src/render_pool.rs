@@ -3,8 +3,8 @@
 //!
 //! Why not the blocking pool: it hands a task to whichever of its threads is idle, and the same pool does the
 //! local store's file I/O, so a render kept landing on a thread whose malloc arena and mimalloc heap held
-//! none of a render's buffers and faulted them in again (BENCHMARKS.md of 6c8013f, "The C codecs' memory"). A handful
-//! of threads that do nothing but render keep those buffers warm.
+//! none of a render's buffers and faulted them in again (BENCHMARKS.md, "The C codecs' memory"). A handful of
+//! threads that do nothing but render keep those buffers warm.
 //!
 //! Why a queue of our own: requests go first. A render a client is waiting on (`Priority::Request`) is taken
 //! before any background render (`Priority::Background`: thumbnails, transform-url and warming jobs) queued

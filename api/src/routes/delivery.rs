@@ -145,7 +145,8 @@ pub(crate) fn variant_response(req: &Request, state: &AppState, response: &Cache
 }
 
 /// Whether `file` is served as stored whatever the transformations ask: anything but the images delivery
-/// transforms (`MediaType::is_transformable`: not SVG or BMP originals), and `format=bmp`.
+/// transforms (`MediaType::is_transformable`: SVG and BMP originals pass through, docs/transformations.md,
+/// "Originals passed through"), and `format=bmp`.
 pub(crate) fn served_unconverted(file: &FileRecord, transform: &Transform) -> bool {
     !file.raw_type.is_transformable() || transform.format == Some(Format::Bmp)
 }

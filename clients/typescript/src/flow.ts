@@ -75,7 +75,7 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   const baseUrl = `${service.replace(/\/$/, "")}/v1`;
-  // `Authorization: ApiKey <key>`, the form of every SPEC.md example, and `ApiKey: <key>`.
+  // `Authorization: ApiKey <key>`, the form of every docs/api.md example, and `ApiKey: <key>`.
   const authorized = createClient<paths>({ baseUrl, headers: { Authorization: `ApiKey ${key}` } });
   const apiKeyHeader = createClient<paths>({ baseUrl, headers: { ApiKey: key } });
 
