@@ -5,47 +5,25 @@ use std::{io, sync::Arc, time::Duration};
 
 use poem::http::HeaderValue;
 use shutterbox_api::{
-    access::DeliveryAccess,
+    App, Backends, ClientAddresses, ColdRenderThrottle, DeletionBroadcast, DeliveryAccess, KeysError, RateLimiter,
+    Settings, UrlSigningKeys,
     keys::{self, MintedKey},
-    lookup::PathLookup,
-    rate_limit::{InProcessLimiter, RateLimiter},
-    responses::ResponseCache,
-    routes::router,
+    rate_limit::InProcessLimiter,
     server,
-    signing::{KeysError, UrlSigningKeys},
-    state::{AppState, DeletionBroadcast, Settings},
-    telemetry::HttpMetrics,
-    throttle::{ClientAddresses, ColdRenderThrottle},
 };
 use shutterbox_metadata::MetadataStore;
 use shutterbox_model::{AccountName, Scope};
+use shutterbox_queue::JobQueue;
+use shutterbox_storage::ObjectStore;
 use shutterbox_variants::{RenderAdmission, RenderPool, Variants};
 use shutterbox_worker::{Sweeper, Worker};
 use tokio::{net::TcpListener, sync::watch};
 
 use crate::{
-    backends::{open_metadata, open_queue, open_store},
+    backends::{StartError, open_metadata, open_queue, open_store},
     config::{BackendConfig, Config},
     redis::{Invalidations, RedisBackend, RedisLimiter, RenderLeases},
 };
-
-#[derive(Debug, thiserror::Error)]
-pub enum StartError {
-    #[error("cannot listen on {addr}: {source}")]
-    Listen { addr: String, source: io::Error },
-    #[error("{0}")]
-    Metadata(#[from] shutterbox_metadata::MetadataError),
-    #[error("cannot open the object store: {0}")]
-    Store(#[from] shutterbox_storage::StoreError),
-    #[error("cannot create the data directory {path}: {source}")]
-    DataDir { path: String, source: io::Error },
-    #[error("cannot use Redis: {0}")]
-    Redis(String),
-    #[error("configuration: {0}")]
-    Config(String),
-    #[error("cannot start the render threads: {0}")]
-    RenderThreads(io::Error),
-}
 
 /// How long in-flight requests may take to finish once the shutdown starts.
 pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(25);
@@ -66,12 +44,21 @@ impl SweepSchedule {
     }
 }
 
+/// What the in-process workers and the sweep run over, beside the API.
+struct Services {
+    metadata: Arc<dyn MetadataStore>,
+    store: Arc<dyn ObjectStore>,
+    queue: Arc<dyn JobQueue>,
+    variants: Variants,
+}
+
 /// A service that is bound and ready to run.
 pub struct Application {
     listener: TcpListener,
     port: u16,
     public_url: String,
-    state: AppState,
+    app: App,
+    services: Services,
     /// Deletions heard from the other API nodes (distributed mode).
     invalidations: Option<Invalidations>,
     workers: usize,
@@ -115,6 +102,7 @@ impl Application {
             cache_control: HeaderValue::try_from(format!("public, max-age={}", config.cache_max_age_secs))
                 .unwrap_or_else(|_| HeaderValue::from_static("public, max-age=0")),
             access: DeliveryAccess { signing, presets: config.presets.clone(), presets_only: config.presets_only },
+            cache_bytes: config.cache_bytes,
         };
         let cores = std::thread::available_parallelism().map_or(2, usize::from);
         let concurrency = if config.render_concurrency == 0 { cores } else { config.render_concurrency };
@@ -131,29 +119,29 @@ impl Application {
         if let Some(redis) = &queue.redis {
             variants = variants.with_flight(Arc::new(RenderLeases::new(redis.clone())));
         }
-        let http_metrics = HttpMetrics::new();
-        http_metrics.register(variants.times().collector());
         let invalidations = queue.redis.clone().map(Invalidations::new);
-        let state = AppState {
-            settings: Arc::new(settings),
+        let backends = Backends {
             metadata,
             store,
-            limiter,
             queue: queue.queue,
-            peers: invalidations.clone().map(|i| Arc::new(i) as Arc<dyn DeletionBroadcast>),
             variants,
-            paths: PathLookup::default(),
-            // A quarter of the variant memory: the hot responses, sharing the variant cache's bytes.
-            responses: ResponseCache::new(config.cache_bytes / 4),
-            jobs: Arc::default(),
-            http_metrics,
+            limiter,
+            peers: invalidations.clone().map(|i| Arc::new(i) as Arc<dyn DeletionBroadcast>),
             cold_renders,
         };
+        let services = Services {
+            metadata: backends.metadata.clone(),
+            store: backends.store.clone(),
+            queue: backends.queue.clone(),
+            variants: backends.variants.clone(),
+        };
+        let app = App::new(backends, settings);
         Ok(Self {
             listener,
             port: local.port(),
             public_url,
-            state,
+            app,
+            services,
             invalidations,
             workers: config.workers,
             retry_base: Duration::from_millis(config.backend.job_retry_base_ms.max(1)),
@@ -183,27 +171,29 @@ impl Application {
         // Job loops and the sweep stop as soon as the shutdown starts, beside the HTTP drain.
         let (stop_jobs, jobs_stopping) = watch::channel(false);
         let workers = (self.workers > 0).then(|| {
+            let services = &self.services;
             let worker = Worker::new(
-                self.state.queue.clone(),
-                self.state.store.clone(),
-                self.state.metadata.clone(),
-                self.state.variants.clone(),
+                services.queue.clone(),
+                services.store.clone(),
+                services.metadata.clone(),
+                services.variants.clone(),
             )
-            .with_stats(self.state.jobs.clone())
+            .with_stats(self.app.jobs())
             .with_retry_base(self.retry_base);
             tokio::spawn(worker.run(self.workers, jobs_stopping.clone(), self.job_drain))
         });
         // The processes that run jobs also sweep (an API-only node leaves it to them).
         let sweeper = (self.workers > 0).then(|| {
-            let sweeper = Sweeper::new(self.state.metadata.clone(), self.state.store.clone(), self.sweep.grace)
-                .with_variants(self.state.variants.clone());
+            let services = &self.services;
+            let sweeper = Sweeper::new(services.metadata.clone(), services.store.clone(), self.sweep.grace)
+                .with_variants(services.variants.clone());
             tokio::spawn(sweeper.run(self.sweep.interval, jobs_stopping))
         });
         // The invalidation listener stops once no request is served any more.
         let (stop, stopping) = watch::channel(false);
         let listener =
-            self.invalidations.map(|invalidations| tokio::spawn(invalidations.listen(self.state.clone(), stopping)));
-        let app = router(self.state);
+            self.invalidations.map(|invalidations| tokio::spawn(invalidations.listen(self.app.clone(), stopping)));
+        let app = self.app.router();
         let shutdown = async move {
             shutdown.await;
             let _ = stop_jobs.send(true);

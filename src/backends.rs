@@ -3,17 +3,35 @@
 //! failure here is one line naming the backend and what to check, so a bad URL or an unreachable service
 //! at start-up ends the process with a clear message instead of a panic.
 
-use std::{sync::Arc, time::Duration};
+use std::{io, sync::Arc, time::Duration};
 
 use shutterbox_metadata::{MetadataStore, SqlMetadata};
 use shutterbox_queue::{InProcessQueue, JobQueue};
 use shutterbox_storage::{LocalStore, ObjectStore, S3Config, S3Store};
 
 use crate::{
-    app::StartError,
     config::BackendConfig,
     redis::{RedisBackend, RedisQueue, RedisQueueOptions},
 };
+
+/// Why the service (or a worker process) could not start: each a line naming what to check.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    #[error("cannot listen on {addr}: {source}")]
+    Listen { addr: String, source: io::Error },
+    #[error("{0}")]
+    Metadata(#[from] shutterbox_metadata::MetadataError),
+    #[error("cannot open the object store: {0}")]
+    Store(#[from] shutterbox_storage::StoreError),
+    #[error("cannot create the data directory {path}: {source}")]
+    DataDir { path: String, source: io::Error },
+    #[error("cannot use Redis: {0}")]
+    Redis(String),
+    #[error("configuration: {0}")]
+    Config(String),
+    #[error("cannot start the render threads: {0}")]
+    RenderThreads(io::Error),
+}
 
 /// Opens the metadata store the configuration names (creating the data directory for SQLite).
 pub async fn open_metadata(backend: &BackendConfig) -> Result<Arc<dyn MetadataStore>, StartError> {

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use poem::http::HeaderName;
-use shutterbox_api::{presets::Presets, rate_limit::RateLimitSpec};
+use shutterbox_api::{Presets, RateLimitSpec};
 use shutterbox_pipeline::RenderOptions;
 use shutterbox_variants::StoreBounds;
 

@@ -11,6 +11,7 @@ pub mod config;
 pub mod redis;
 pub mod worker_process;
 
-pub use app::{Application, StartError};
+pub use app::Application;
+pub use backends::StartError;
 pub use backends::open_metadata;
 pub use config::{BackendConfig, Config};

@@ -6,14 +6,15 @@
 use std::{io, net::SocketAddr, sync::Arc, time::Duration};
 
 use poem::{EndpointExt, Route, handler, web::Data};
-use shutterbox_api::{routes::health, server};
+use shutterbox_api::{job_metrics, live, server, store_metrics};
 use shutterbox_queue::{JobQueue, JobStats};
 use shutterbox_variants::{RenderPool, Variants};
 use shutterbox_worker::{Sweeper, Worker};
 use tokio::{net::TcpListener, sync::watch};
 
 use crate::{
-    app::{StartError, SweepSchedule},
+    app::SweepSchedule,
+    backends::StartError,
     backends::{open_metadata, open_queue, open_store},
     config::{BackendConfig, RenderLimits},
     redis::RenderLeases,
@@ -114,7 +115,7 @@ impl WorkerProcess {
         let (stop, stopped) = watch::channel(false);
         let sweeper = tokio::spawn(self.sweeper.run(self.sweep_interval, stopped.clone()));
         let jobs = tokio::spawn(self.worker.run(self.concurrency, stopped, self.job_drain));
-        let probes = Route::new().at("/healthz", health::live).at("/metrics", metrics).data(self.probe);
+        let probes = Route::new().at("/healthz", live).at("/metrics", metrics).data(self.probe);
         let shutdown = async move {
             shutdown.await;
             let _ = stop.send(true);
@@ -154,8 +155,8 @@ async fn bind_probes(listen: &str) -> Result<TcpListener, StartError> {
 #[handler]
 async fn metrics(probe: Data<&Probe>) -> poem::Response {
     let mut out = String::new();
-    health::job_metrics(&mut out, &probe.stats, probe.queue.as_ref()).await;
-    health::store_metrics(&mut out, probe.variants.store_stats());
+    job_metrics(&mut out, &probe.stats, probe.queue.as_ref()).await;
+    store_metrics(&mut out, probe.variants.store_stats());
     let registry = prometheus::Registry::new();
     if registry.register(probe.variants.times().collector()).is_ok()
         && let Ok(text) = prometheus::TextEncoder::new().encode_to_string(&registry.gather())

@@ -1,30 +1,103 @@
 //! Shutterbox's HTTP API: the management endpoints (docs/api.md), public delivery, the local store's upload
 //! target, authentication, rate limits, the JSON error envelope and the OpenAPI document. It talks to its
-//! backends only through the `MetadataStore` and `ObjectStore` traits.
+//! backends only through traits (`MetadataStore`, `ObjectStore`, `JobQueue`, `RateLimiter`,
+//! `DeletionBroadcast`), which the binary constructs and hands to `App::new`.
+//!
+//! Layers, each importing only those below it: `http` (server, route table and router, envelope,
+//! telemetry) over `delivery` (public delivery and its rules) and `manage` (the OpenAPI operations), over
+//! what every handler shares (`state`, `error`, `auth`, `rate_limit`, `throttle`).
 
-pub mod access;
-pub mod allow;
-pub mod auth;
-pub mod body;
-pub mod error;
-mod examples;
-pub mod file_object;
+mod auth;
+mod delivery;
+mod error;
+mod health;
+mod http;
 pub mod keys;
-pub mod lookup;
+mod manage;
 pub mod openapi;
-pub mod operations;
-pub mod presets;
 pub mod rate_limit;
-pub mod responses;
-pub mod routes;
-pub mod server;
-pub mod signing;
-pub mod state;
-pub mod telemetry;
-pub mod throttle;
+mod state;
+mod storage;
+mod throttle;
 
-pub use rate_limit::RateLimitSpec;
-pub use routes::router;
+use std::sync::Arc;
+
+use shutterbox_metadata::MetadataStore;
+use shutterbox_model::FileId;
+use shutterbox_queue::{JobQueue, JobStats};
+use shutterbox_storage::ObjectStore;
+use shutterbox_variants::Variants;
+
+pub use delivery::{DeliveryAccess, KeysError, Presets, UrlSigningKeys};
+pub use health::{job_metrics, live, store_metrics};
+pub use http::server;
+pub use rate_limit::{RateLimitSpec, RateLimiter};
+pub use state::{DeletionBroadcast, Settings};
+pub use throttle::{ClientAddresses, ColdRenderThrottle};
+
+use crate::{
+    delivery::{PathLookup, ResponseCache},
+    http::telemetry::HttpMetrics,
+    state::AppState,
+};
+
+/// What the API serves over: the backends as traits, the variants, and what the deployment adds.
+pub struct Backends {
+    pub metadata: Arc<dyn MetadataStore>,
+    pub store: Arc<dyn ObjectStore>,
+    pub queue: Arc<dyn JobQueue>,
+    pub variants: Variants,
+    /// Counts requests per key or client address (one count across nodes in distributed mode).
+    pub limiter: Arc<dyn RateLimiter>,
+    /// The other API nodes, told of deletions (distributed mode).
+    pub peers: Option<Arc<dyn DeletionBroadcast>>,
+    /// Cold renders per client address, when the operator set a budget (`SHUTTERBOX_COLD_RENDER_LIMIT`).
+    pub cold_renders: Option<Arc<ColdRenderThrottle>>,
+}
+
+/// The API over its backends: what the binary builds once and serves (`router`).
+#[derive(Clone)]
+pub struct App {
+    state: Arc<AppState>,
+}
+
+impl App {
+    pub fn new(backends: Backends, settings: Settings) -> Self {
+        let http_metrics = HttpMetrics::new();
+        http_metrics.register(backends.variants.times().collector());
+        let state = AppState {
+            // A quarter of the variant memory for the hot responses, which share the variant cache's bytes.
+            responses: ResponseCache::new(settings.cache_bytes / 4),
+            settings: Arc::new(settings),
+            metadata: backends.metadata,
+            store: backends.store,
+            limiter: backends.limiter,
+            queue: backends.queue,
+            peers: backends.peers,
+            variants: backends.variants,
+            paths: PathLookup::default(),
+            jobs: Arc::default(),
+            http_metrics,
+            cold_renders: backends.cold_renders,
+        };
+        Self { state: Arc::new(state) }
+    }
+
+    /// Every route, inside the error envelope and the request telemetry.
+    pub fn router(&self) -> impl poem::Endpoint + use<> {
+        http::routes::router(self.state.clone())
+    }
+
+    /// The job counters `/metrics` shows: the process's in-process workers count into them.
+    pub fn jobs(&self) -> Arc<JobStats> {
+        self.state.jobs.clone()
+    }
+
+    /// Forgets what this process remembers of a deleted file (a deletion heard from another node).
+    pub fn forget_file(&self, file_id: &FileId) {
+        self.state.forget_file(file_id);
+    }
+}
 
 /// Reads fail points from `FAILPOINTS` in builds with the `failpoints` feature (the test suite's); does
 /// nothing otherwise. Called once, at the start of the process.

@@ -18,7 +18,10 @@ use std::sync::LazyLock;
 use poem_openapi::OpenApiService;
 use serde_json::{Map, Value, json};
 
-use crate::routes::{files::FilesApi, transform::TransformApi, upload::UploadApi, warm::WarmApi};
+use crate::{
+    http::table::Route,
+    manage::{FilesApi, TransformApi, UploadApi, WarmApi},
+};
 
 pub type Apis = (UploadApi, FilesApi, TransformApi, WarmApi);
 
@@ -70,7 +73,7 @@ fn complete(document: &mut Value) {
             for operation in item.as_object_mut().into_iter().flat_map(|item| item.values_mut()) {
                 describe_responses(operation, false);
             }
-            paths.insert(path.to_owned(), item);
+            paths.insert(path, item);
         }
     }
     document["components"]["headers"] = shared_headers();
@@ -275,15 +278,16 @@ fn not_modified() -> Value {
     })
 }
 
-/// The public routes, served by plain handlers (api/src/routes/delivery.rs and thumbnail.rs).
-fn public_routes(transformation_params: &[Value]) -> [(&'static str, Value); 3] {
+/// The documented public routes (served by plain handlers, `delivery/`): each operation's description here,
+/// its path, method and operation id from the route table.
+fn public_routes(transformation_params: &[Value]) -> Vec<(String, Value)> {
     let mut file_params = vec![stored_path_parameter()];
     file_params.extend_from_slice(transformation_params);
     file_params.extend(signature_parameters());
-    [
+    let operations = [
         (
-            "/file/{path}",
-            json!({ "get": {
+            Route::DeliverFile,
+            json!({
                 "tags": [DELIVERY_TAG],
                 "summary": "Deliver an image, transformed",
                 "description": "The file at `path` with the query's transformations applied \
@@ -297,7 +301,6 @@ fn public_routes(transformation_params: &[Value]) -> [(&'static str, Value); 3] 
                     render the service has no room for is a 503 with `Retry-After`, and where the operator \
                     set a budget of renders per client address, a render beyond it is a 429 with \
                     `Retry-After` (cached and stored variants are always served). Also answers `HEAD`.",
-                "operationId": "deliverFile",
                 "security": [],
                 "parameters": file_params,
                 "responses": {
@@ -327,18 +330,17 @@ fn public_routes(transformation_params: &[Value]) -> [(&'static str, Value); 3] 
                     "503": error_response("Rendering is at capacity or a backing service is unavailable; \
                                            see Retry-After.")
                 }
-            }}),
+            }),
         ),
         (
-            "/raw/{path}",
-            json!({ "get": {
+            Route::DeliverRaw,
+            json!({
                 "tags": [DELIVERY_TAG],
                 "summary": "Deliver a file's stored bytes",
                 "description": "The bytes exactly as uploaded (the file's `rawUrl`). Supports `Range` (one \
                     range) and `If-None-Match`. Types that could run script in this origin (HTML, SVG, XML, \
                     JavaScript) are sent as attachments under a sandboxing Content-Security-Policy. Also \
                     answers `HEAD`.",
-                "operationId": "deliverRaw",
                 "security": [],
                 "parameters": [stored_path_parameter()],
                 "responses": {
@@ -354,18 +356,17 @@ fn public_routes(transformation_params: &[Value]) -> [(&'static str, Value); 3] 
                     "500": error_response("Internal server error."),
                     "503": error_response("The object store is unavailable; see Retry-After.")
                 }
-            }}),
+            }),
         ),
         (
-            "/files/{id}/thumbnail",
-            json!({ "get": {
+            Route::GetThumbnail,
+            json!({
                 "tags": [DELIVERY_TAG],
                 "summary": "Deliver a file's thumbnail",
                 "description": "The file's `secureThumbnailUrl`: a 256×256 WebP centre crop (`w=256&h=256&\
                     fit=cover&q=80`; smaller images are not enlarged), rendered by a job queued at confirm. \
                     Files without a picture of their own (non-images, SVG, undecodable images) get a PNG \
                     placeholder for their type. Also answers `HEAD`.",
-                "operationId": "getThumbnail",
                 "security": [],
                 "parameters": [{
                     "name": "id",
@@ -386,7 +387,18 @@ fn public_routes(transformation_params: &[Value]) -> [(&'static str, Value); 3] 
                     "503": error_response("Rendering is at capacity or a backing service is unavailable; \
                                            see Retry-After.")
                 }
-            }}),
+            }),
         ),
-    ]
+    ];
+    operations
+        .into_iter()
+        .filter_map(|(route, mut operation)| {
+            let path = route.document_path()?;
+            let method = route.spec().methods.first()?.to_ascii_lowercase();
+            operation["operationId"] = route.operation_id().into();
+            let mut item = Map::new();
+            item.insert(method, operation);
+            Some((path, Value::Object(item)))
+        })
+        .collect()
 }

@@ -13,12 +13,14 @@ use shutterbox_storage::{ObjectKey, ObjectStore};
 use shutterbox_variants::Variants;
 
 use crate::{
-    access::DeliveryAccess, lookup::PathLookup, rate_limit::RateLimiter, responses::ResponseCache,
-    telemetry::HttpMetrics, throttle::ColdRenderThrottle,
+    delivery::{DeliveryAccess, PathLookup, ResponseCache},
+    http::telemetry::HttpMetrics,
+    rate_limit::RateLimiter,
+    throttle::ColdRenderThrottle,
 };
 
 /// Tells the other API nodes that a file was deleted, so that none serves it from memory afterwards
-/// (distributed mode: Redis pub/sub, in the binary's `coordination`).
+/// (distributed mode: Redis pub/sub, in the binary's `redis`).
 #[async_trait]
 pub trait DeletionBroadcast: Send + Sync {
     /// Returns once every node reached has forgotten the file, or a bound has passed; never fails the
@@ -40,6 +42,8 @@ pub struct Settings {
     pub cache_control: HeaderValue,
     /// What public delivery may render: signing keys, presets, presets only.
     pub access: DeliveryAccess,
+    /// `SHUTTERBOX_CACHE_BYTES`, the variant memory: the hot responses take a quarter of it.
+    pub cache_bytes: u64,
 }
 
 #[derive(Clone)]

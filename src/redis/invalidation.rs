@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
 use futures_util::StreamExt;
-use shutterbox_api::state::{AppState, DeletionBroadcast};
+use shutterbox_api::{App, DeletionBroadcast};
 use shutterbox_model::FileId;
 use tokio::sync::watch;
 
@@ -83,7 +83,7 @@ impl Invalidations {
     }
 
     /// Listens for deletions until `shutdown` turns true, reconnecting after a lost connection.
-    pub async fn listen(self, state: AppState, mut shutdown: watch::Receiver<bool>) {
+    pub async fn listen(self, state: App, mut shutdown: watch::Receiver<bool>) {
         loop {
             let listened = tokio::select! {
                 biased;
@@ -100,7 +100,7 @@ impl Invalidations {
         }
     }
 
-    async fn listen_once(&self, state: &AppState) -> redis::RedisResult<()> {
+    async fn listen_once(&self, state: &App) -> redis::RedisResult<()> {
         let client = redis::Client::open(self.redis.url.as_str())?;
         let mut pubsub = client.get_async_pubsub().await?;
         pubsub.subscribe(&self.channel).await?;

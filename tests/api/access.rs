@@ -6,7 +6,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
-use shutterbox_api::signing::UrlSigningKeys;
+use shutterbox_api::UrlSigningKeys;
 
 use crate::helpers::{PNG, TestApp, assert_error, dimensions, file_id, shutterbox};
 

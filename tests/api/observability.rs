@@ -50,12 +50,23 @@ async fn metrics_count_requests_by_route_and_status_and_renders_by_format() {
     for _ in 0..3 {
         app.client.get(format!("{}/wp-admin/{}", app.root, uuid::Uuid::new_v4())).send().await.unwrap();
     }
+    // The routes beside the OpenAPI operations, each labelled with its operation id from the route table.
+    for url in [file["secureThumbnailUrl"].as_str().unwrap(), file["rawUrl"].as_str().unwrap()] {
+        assert_eq!(app.fetch(url).await.0, StatusCode::OK, "{url}");
+    }
+    app.client.get(format!("{}/healthz", app.root)).send().await.unwrap();
+    let refused = app.client.post(file["rawUrl"].as_str().unwrap()).send().await.unwrap();
+    assert_eq!(refused.status(), StatusCode::METHOD_NOT_ALLOWED);
 
     let count = "shutterbox_http_requests_total";
     assert!(app.metric_sample(count, &["route=\"listFiles\"", "method=\"GET\"", "status=\"200\""]).await >= 1.0);
     assert!(app.metric_sample(count, &["route=\"listFiles\"", "status=\"401\""]).await >= 1.0);
     assert!(app.metric_sample(count, &["route=\"confirmUpload\"", "method=\"POST\"", "status=\"200\""]).await >= 1.0);
     assert!(app.metric_sample(count, &["route=\"deliverFile\"", "status=\"200\""]).await >= 1.0);
+    assert!(app.metric_sample(count, &["route=\"getThumbnail\"", "method=\"GET\"", "status=\"200\""]).await >= 1.0);
+    assert!(app.metric_sample(count, &["route=\"deliverRaw\"", "method=\"GET\"", "status=\"200\""]).await >= 1.0);
+    assert!(app.metric_sample(count, &["route=\"deliverRaw\"", "method=\"POST\"", "status=\"405\""]).await >= 1.0);
+    assert!(app.metric_sample(count, &["route=\"healthz\"", "status=\"200\""]).await >= 1.0);
     // Unknown paths share one label, so scanners cannot grow the series without bound.
     assert!(app.metric_sample(count, &["route=\"other\"", "status=\"404\""]).await >= 3.0);
     let latency = "shutterbox_http_request_duration_seconds_count";

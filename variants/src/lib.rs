@@ -6,6 +6,7 @@
 
 mod admission;
 mod bounds;
+mod error;
 mod flight;
 mod originals;
 mod render_pool;
@@ -15,8 +16,9 @@ mod variants;
 
 pub use admission::{RenderAdmission, RenderBudget, Throttled, Unlimited};
 pub use bounds::{Keep, StoreBounds, StoreStats};
+pub use error::VariantError;
 pub use flight::{Claim, FlightError, Held, LocalFlight, RenderFlight};
 pub use render_pool::{PoolError, Priority, RenderPool};
-pub use renderer::{RenderTimes, Variant, VariantError};
+pub use renderer::{RenderTimes, Variant};
 pub use spec::{VariantKey, VariantSpec};
 pub use variants::{VariantStats, Variants};

@@ -11,7 +11,7 @@ use shutterbox_metadata::FileRecord;
 use shutterbox_model::FileId;
 use shutterbox_storage::ObjectStore;
 
-use crate::renderer::VariantError;
+use crate::error::VariantError;
 
 #[derive(Clone)]
 pub(crate) struct Originals {

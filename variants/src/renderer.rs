@@ -7,15 +7,16 @@ use std::sync::{Arc, atomic::Ordering};
 
 use bytes::Bytes;
 use prometheus::{HistogramOpts, HistogramVec};
-use shutterbox_metadata::{FileRecord, MetadataError, MetadataStore, VariantRecord};
-use shutterbox_model::{FileId, VariantDigest, clock::now_ms};
-use shutterbox_pipeline::{PipelineError, RenderOptions, Target, render};
-use shutterbox_storage::{ObjectKey, ObjectStore, StoreError};
+use shutterbox_metadata::{FileRecord, MetadataStore, VariantRecord};
+use shutterbox_model::{VariantDigest, clock::now_ms};
+use shutterbox_pipeline::{RenderOptions, Target, render};
+use shutterbox_storage::{ObjectKey, ObjectStore};
 
 use crate::{
     bounds::{AccessLog, Eviction, Keep, StoreBounds, StoreStats},
+    error::VariantError,
     originals::Originals,
-    render_pool::{PoolError, Priority, RenderPool},
+    render_pool::{Priority, RenderPool},
     spec::{VariantKey, VariantSpec},
 };
 
@@ -24,29 +25,6 @@ use crate::{
 pub struct Variant {
     pub bytes: Bytes,
     pub content_type: String,
-}
-
-#[derive(Debug, thiserror::Error)]
-pub enum VariantError {
-    /// The source or the parameters are at fault (bad image, crop outside, too many pixels).
-    #[error("{0}")]
-    Rejected(PipelineError),
-    #[error("rendering failed: {0}")]
-    Render(PipelineError),
-    #[error(transparent)]
-    Store(#[from] StoreError),
-    #[error(transparent)]
-    Metadata(#[from] MetadataError),
-    #[error("the original of file {0} is missing from the store")]
-    OriginalMissing(FileId),
-    #[error("render task failed: {0}")]
-    Task(#[from] PoolError),
-    /// Every render slot is taken and the queue for them is full: come back later.
-    #[error("too many renders are running or waiting")]
-    Overloaded,
-    /// The caller's budget of cold renders is spent (`RenderBudget`).
-    #[error("this client has asked for too many new variants; retry in {retry_after_secs} s")]
-    Throttled { retry_after_secs: u64 },
 }
 
 /// Render times by output format (`shutterbox_render_duration_seconds`; its count is the renders made).

@@ -22,10 +22,11 @@ use shutterbox_storage::ObjectStore;
 use crate::{
     admission::{RenderAdmission, RenderBudget},
     bounds::{Eviction, Keep, StoreBounds, StoreStats},
+    error::VariantError,
     flight::{Claim, Held, LocalFlight, RenderFlight},
     originals::Originals,
     render_pool::{Priority, RenderPool},
-    renderer::{RenderTimes, Renderer, Variant, VariantError},
+    renderer::{RenderTimes, Renderer, Variant},
     spec::{VariantKey, VariantSpec},
 };
 

@@ -12,7 +12,7 @@ use std::{collections::BTreeMap, str::FromStr};
 
 use shutterbox_pipeline::{Transform, params::PARAM_NAMES};
 
-use crate::access::query_pairs;
+use super::query::query_pairs;
 
 /// Longest preset name.
 pub const MAX_NAME_LEN: usize = 64;

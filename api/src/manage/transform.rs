@@ -14,16 +14,13 @@ use shutterbox_jobs::Job;
 use shutterbox_metadata::FileRecord;
 use shutterbox_model::{FileId, FileKind, Operation};
 use shutterbox_pipeline::{OutputFormat, Transform};
-use shutterbox_variants::VariantSpec;
 
-use super::ApiTags;
+use super::file_object::encode_path;
 use crate::{
     auth::Caller,
-    body::JsonBody,
+    delivery::{Rendition, SIGNATURE},
     error::ApiError,
-    file_object::encode_path,
-    routes::delivery::{served_unconverted, target_of},
-    signing::SIGNATURE,
+    http::{body::JsonBody, table::ApiTags},
     state::AppState,
 };
 
@@ -128,10 +125,8 @@ pub struct TransformUrl {
 /// served as they are (no transformation, `format=bmp`, SVG and BMP sources) need nothing. A queue that
 /// refuses costs only time: the first request renders the variant instead.
 async fn enqueue_variant(state: &AppState, file: &FileRecord, transform: &Transform) {
-    if transform.is_identity() || served_unconverted(file, transform) {
-        return;
-    }
-    let job = Job::render_variant(&file.id, VariantSpec::new(*transform, target_of(transform.format, None)), None);
+    let Ok(Rendition::Variant(spec)) = Rendition::of(file, transform, None) else { return };
+    let job = Job::render_variant(&file.id, spec, None);
     if let Err(e) = job.enqueue(state.queue.as_ref()).await {
         tracing::warn!(error = %e, file = %file.id, "could not queue a variant; it will be rendered on request");
     }

@@ -10,8 +10,8 @@ use poem_openapi::{
 };
 use shutterbox_model::{FileId, Operation, clock::now_ms};
 
-use super::ApiTags;
-use crate::{auth::Caller, error::ApiError, file_object::FileObject, operations, state::AppState};
+use super::{delete::delete, file_object::FileObject};
+use crate::{auth::Caller, error::ApiError, http::table::ApiTags, state::AppState};
 
 #[derive(Debug, Object)]
 #[oai(example, rename_all = "camelCase")]
@@ -104,7 +104,7 @@ impl FilesApi {
         id: Path<String>,
     ) -> Result<Json<Message>, ApiError> {
         caller.require(Operation::Delete)?;
-        operations::delete(&state, &caller.account_id, &FileId::new(id.0))
+        delete(&state, &caller.account_id, &FileId::new(id.0))
             .await?
             .ok_or_else(|| ApiError::not_found("no file with this id"))?;
         Ok(Json(Message { message: "File deleted".into() }))

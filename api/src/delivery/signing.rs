@@ -129,7 +129,7 @@ impl UrlSigningKeys {
         const PREFIX: &str = "/v1/file/";
         let (base, query) = url.split_once('?').unwrap_or((url, ""));
         let at = base.find(PREFIX).ok_or_else(|| SignUrlError::NotDelivery(url.to_owned()))?;
-        let path = crate::routes::delivery::decode_path(&base[at + PREFIX.len()..])
+        let path = super::query::decode_path(&base[at + PREFIX.len()..])
             .filter(|path| !path.is_empty())
             .ok_or_else(|| SignUrlError::BadPath(url.to_owned()))?;
         let kept: Vec<&str> = query
@@ -152,7 +152,7 @@ impl UrlSigningKeys {
             }
             query.push_str(&format!("{EXPIRES}={expires}"));
         }
-        let pairs = crate::access::query_pairs(&query);
+        let pairs = super::query::query_pairs(&query);
         let sig = self.sign(&path, pairs.iter().map(|(n, v)| (n.as_str(), v.as_str())));
         let separator = if query.is_empty() { "" } else { "&" };
         Ok(format!("{base}?{query}{separator}{SIGNATURE}={sig}"))
@@ -206,7 +206,7 @@ mod tests {
     const A: &str = "0123456789abcdef0123456789abcdef";
     const B: &str = "fedcba9876543210fedcba9876543210";
 
-    use crate::access::query_pairs as pairs;
+    use crate::delivery::query::query_pairs as pairs;
 
     fn signed(keys: &UrlSigningKeys, path: &str, query: &str) -> Vec<(String, String)> {
         let mut all = pairs(query);

@@ -9,16 +9,14 @@ use std::collections::BTreeMap;
 use poem_openapi::types::Example;
 use serde_json::json;
 
-use crate::{
-    error::ErrorBody,
+use super::{
     file_object::FileObject,
-    routes::{
-        files::{FileEnvelope, FileList, Message, Pagination},
-        transform::{OriginalFile, TransformRequest, TransformUrl},
-        upload::{ConfirmRequest, ConfirmResponse, PendingUploadObject, PresignRequest},
-        warm::{WarmBatchStatus, WarmRequest},
-    },
+    files::{FileEnvelope, FileList, Message, Pagination},
+    transform::{OriginalFile, TransformRequest, TransformUrl},
+    upload::{ConfirmRequest, ConfirmResponse, PendingUploadObject, PresignRequest},
+    warm::{WarmBatchStatus, WarmRequest},
 };
+use crate::error::ErrorBody;
 
 const FILE_ID: &str = "0193b8a2-5c4e-7d10-9a2b-6f1e4c3d2b1a";
 const PENDING_ID: &str = "0193b8a2-4f00-7c3e-8e11-2a9b7c6d5e4f";

@@ -14,15 +14,12 @@ use shutterbox_jobs::{Job, WarmItem};
 use shutterbox_metadata::{FileRecord, WarmBatch, WarmItemState, WarmProgress};
 use shutterbox_model::{BatchId, FileId, FileKind, Operation, clock::now_ms};
 use shutterbox_pipeline::Transform;
-use shutterbox_variants::VariantSpec;
 
-use super::ApiTags;
 use crate::{
-    access::{DeliveryAccess, query_pairs},
     auth::Caller,
-    body::JsonBody,
+    delivery::{DeliveryAccess, Rendition, query_pairs},
     error::ApiError,
-    routes::delivery::{served_unconverted, target_of},
+    http::{body::JsonBody, table::ApiTags},
     state::AppState,
 };
 
@@ -186,12 +183,12 @@ impl WarmApi {
         let mut jobs = Vec::with_capacity(items.len());
         for (n, (file, p)) in items.iter().enumerate() {
             let item = u32::try_from(n).map_err(ApiError::internal)?;
-            // Served as stored (SVG and BMP sources, format=bmp): nothing to render, the item is done.
-            if served_unconverted(file, &p.transform) {
+            // Served as stored (no transformation, SVG and BMP sources, format=bmp): nothing to render, the
+            // item is done.
+            let Ok(Rendition::Variant(spec)) = Rendition::of(file, &p.transform, None) else {
                 state.metadata.finish_warm_item(&batch.id, item, WarmItemState::Done, now_ms()).await?;
                 continue;
-            }
-            let spec = VariantSpec::new(p.transform, target_of(p.transform.format, None));
+            };
             let job = Job::render_variant(&file.id, spec, Some(WarmItem { batch_id: batch.id.clone(), item }));
             jobs.push((item, job));
         }

@@ -19,12 +19,11 @@ use shutterbox_model::FileId;
 use shutterbox_pipeline::{OutputFormat, PlaceholderKind, Target, Transform, placeholder_png};
 use shutterbox_variants::{Keep, Unlimited, VariantSpec};
 
-use crate::{
-    error::ApiError,
+use super::{
+    file::{etag_matches, method_not_allowed, not_modified, variant_response},
     responses::CachedResponse,
-    routes::delivery::{etag_matches, method_not_allowed, not_modified, variant_response},
-    state::AppState,
 };
+use crate::{error::ApiError, state::AppState};
 
 /// The preset, as a delivery query.
 pub const PRESET_QUERY: &str = "w=256&h=256&fit=cover&q=80";

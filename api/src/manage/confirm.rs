@@ -7,7 +7,7 @@ use shutterbox_metadata::{ConfirmOutcome, FileRecord, MetadataError, NewFile};
 use shutterbox_model::{AccountId, AccountName, FileId, PendingId, sniff};
 use shutterbox_storage::{ObjectKey, StoreError, read_head};
 
-use crate::{routes::thumbnail, state::AppState};
+use crate::{delivery, error::ApiError, state::AppState};
 
 /// What a confirm found or made.
 pub enum Confirmed {
@@ -118,7 +118,7 @@ pub async fn confirm(
                 // The sweep finds the record and only drops the note.
                 tracing::warn!(error = %e, "could not settle a confirmed upload's object note");
             }
-            tokio::join!(state.discard(&pending_key), thumbnail::enqueue(state, &file));
+            tokio::join!(state.discard(&pending_key), delivery::enqueue_thumbnail(state, &file));
             Ok(Confirmed::Created(*file))
         }
         Ok(ConfirmOutcome::AlreadyConfirmed { file_id }) => {
@@ -144,4 +144,18 @@ async fn already_confirmed(
 ) -> Result<Confirmed, ConfirmError> {
     let file = state.metadata.file(account_id, file_id).await?.ok_or(ConfirmError::FileDeleted)?;
     Ok(Confirmed::Already(file))
+}
+
+impl From<ConfirmError> for ApiError {
+    fn from(e: ConfirmError) -> Self {
+        match e {
+            ConfirmError::UnknownUpload | ConfirmError::FileDeleted => Self::not_found(e.to_string()),
+            ConfirmError::Expired | ConfirmError::NotArrived | ConfirmError::SizeMismatch { .. } => {
+                Self::bad_request(e.to_string())
+            }
+            ConfirmError::Metadata(e) => e.into(),
+            ConfirmError::Store(e) => e.into(),
+            ConfirmError::Corrupt(detail) => Self::internal(detail),
+        }
+    }
 }

@@ -83,20 +83,24 @@ impl Default for HttpMetrics {
     }
 }
 
+/// The metric label of a request no route answered.
+const OTHER_ROUTE: &str = "other";
+
 /// The outermost middleware: request id, span, access log line and metrics.
 pub async fn observe<E: Endpoint>(endpoint: Arc<E>, metrics: HttpMetrics, request: Request) -> poem::Result<Response> {
     let started = Instant::now();
     let id = request_id(&request);
     let method = method_label(request.method());
-    let fallback_route = route_of(request.uri().path());
     let span = tracing::info_span!("request", id = %id, method, path = %request.uri().path());
     // Kept for the failure line (a 500 is reproduced from its path and query); a `Uri` clone shares its
     // bytes, and the query is only rendered for a failure.
     let uri = request.uri().clone();
     let mut response = endpoint.get_response(request).instrument(span.clone()).await;
 
-    // Operations of the OpenAPI service name themselves; the routes beside it are named by their prefix.
-    let route = response.data::<poem_openapi::OperationId>().map_or(fallback_route, |op| op.0);
+    // Every route names its responses with its operation id (the OpenAPI service's operations, and the
+    // router's table for the routes beside them); what no route answered (scanners, 404s) is `other`, so
+    // arbitrary paths never create new series.
+    let route = response.data::<poem_openapi::OperationId>().map_or(OTHER_ROUTE, |op| op.0);
     let seconds = started.elapsed().as_secs_f64();
     metrics.observe(route, method, response.status(), seconds);
     let status = response.status().as_u16();
@@ -114,7 +118,7 @@ pub async fn observe<E: Endpoint>(endpoint: Arc<E>, metrics: HttpMetrics, reques
     Ok(response)
 }
 
-/// What a request answered without `observe` (a kept variant response, `routes::delivery::answer_kept`)
+/// What a request answered without `observe` (a kept variant response, `delivery::answer_kept`)
 /// still gets from it: its request id, and its count and latency under `route`. Nothing else is owed: no
 /// line is logged for it, as answering it never fails, and a request is only answered that way while the
 /// access log is off (`access_logged`).
@@ -207,32 +211,6 @@ fn method_label(method: &poem::http::Method) -> &'static str {
     }
 }
 
-/// The route label of a request the OpenAPI service did not answer: a fixed set, so that arbitrary paths
-/// (scanners, 404s) never create new series.
-fn route_of(path: &str) -> &'static str {
-    let prefixed = |prefix: &str| path.strip_prefix(prefix).is_some_and(|rest| rest.starts_with('/'));
-    if prefixed("/v1/file") {
-        if path.ends_with("/transform-url") { "transformUrl" } else { "deliverFile" }
-    } else if prefixed("/v1/raw") {
-        "deliverRaw"
-    } else if prefixed("/v1/files") && path.ends_with("/thumbnail") {
-        "thumbnail"
-    } else if prefixed("/storage") {
-        "storageUpload"
-    } else if path == "/v1/openapi.json" {
-        "openapiDocument"
-    } else if path == "/v1/docs" || prefixed("/v1/docs") {
-        "docs"
-    } else {
-        match path {
-            "/healthz" => "healthz",
-            "/readyz" => "readyz",
-            "/metrics" => "metrics",
-            _ => "other",
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -280,15 +258,5 @@ mod tests {
         assert_eq!(loggable_query("token"), "token");
         let long = loggable_query(&"é".repeat(400));
         assert!(long.len() <= 515 && long.ends_with('…'), "{long}");
-    }
-
-    #[test]
-    fn unknown_paths_share_one_route_label() {
-        assert_eq!(route_of("/v1/file/acme/cat.jpg"), "deliverFile");
-        assert_eq!(route_of("/v1/raw/acme/cat.jpg"), "deliverRaw");
-        assert_eq!(route_of("/v1/files/0190/thumbnail"), "thumbnail");
-        assert_eq!(route_of("/v1/filesystem"), "other");
-        assert_eq!(route_of("/wp-admin/setup.php"), "other");
-        assert_eq!(route_of("/healthz"), "healthz");
     }
 }

@@ -10,13 +10,14 @@ use shutterbox_metadata::PendingUpload;
 use shutterbox_model::{FileName, FolderPath, Operation, PendingId, clock::now_ms, sniff};
 use shutterbox_storage::ObjectKey;
 
-use super::ApiTags;
+use super::{
+    confirm::{Confirmed, confirm},
+    file_object::FileObject,
+};
 use crate::{
     auth::Caller,
-    body::JsonBody,
     error::ApiError,
-    file_object::FileObject,
-    operations::{self, Confirmed},
+    http::{body::JsonBody, table::ApiTags},
     state::AppState,
 };
 
@@ -138,7 +139,7 @@ impl UploadApi {
     ) -> Result<Json<ConfirmResponse>, ApiError> {
         caller.require(Operation::Confirm)?;
         let now = now_ms();
-        let confirmed = operations::confirm(
+        let confirmed = confirm(
             &state,
             &caller.account_id,
             &caller.account_name,

@@ -9,10 +9,12 @@
 
 use shutterbox_pipeline::{ParamError, Transform, params::PARAM_NAMES};
 
-use crate::{
+use super::query::query_pairs;
+use super::{
     presets::{MAX_NAME_LEN, Presets},
     signing::{PRESET, SIGNATURE, SignatureError, UrlSigningKeys},
 };
+use crate::error::ApiError;
 
 /// The operator's delivery rules.
 #[derive(Debug, Clone, Default)]
@@ -78,11 +80,6 @@ impl AccessError {
     pub fn is_forbidden(&self) -> bool {
         matches!(self, Self::Signature(_) | Self::PresetsOnly)
     }
-}
-
-/// The URL-decoded pairs of a query string.
-pub fn query_pairs(query: &str) -> Vec<(String, String)> {
-    form_urlencoded::parse(query.as_bytes()).map(|(k, v)| (k.into_owned(), v.into_owned())).collect()
 }
 
 impl DeliveryAccess {
@@ -151,6 +148,13 @@ impl DeliveryAccess {
             Grant::Open | Grant::Signed => Ok(()),
             Grant::None => Err(AccessError::Signature(SignatureError::Missing)),
         }
+    }
+}
+
+/// A refused delivery query: a malformed one is a 400, one the operator's rules do not allow a 403.
+impl From<AccessError> for ApiError {
+    fn from(e: AccessError) -> Self {
+        if e.is_forbidden() { Self::forbidden(e.to_string()) } else { Self::bad_request(e.to_string()) }
     }
 }
 

@@ -13,25 +13,26 @@
 
 use std::{sync::Arc, time::Instant};
 
-use percent_encoding::percent_decode_str;
 use poem::{
     Body, Endpoint, IntoResponse, Request, Response, handler,
     http::{HeaderValue, Method, StatusCode, header},
     web::Data,
 };
 use shutterbox_metadata::FileRecord;
-use shutterbox_model::{FileKind, clock::now_ms};
-use shutterbox_pipeline::{Format, OutputFormat, Target, Transform};
+use shutterbox_model::clock::now_ms;
 use shutterbox_storage::ByteRange;
 
-use shutterbox_variants::{Keep, RenderBudget, Unlimited, VariantSpec};
+use shutterbox_variants::{Keep, RenderBudget, Unlimited};
 
+use super::{access::Grant, query::decode_path, responses::CachedResponse, rules::Rendition};
 use crate::{
-    access::Grant,
-    error::{ApiError, add_common_headers},
-    responses::CachedResponse,
+    error::ApiError,
+    http::{
+        envelope::add_common_headers,
+        table::Route,
+        telemetry::{access_logged, observe_untraced},
+    },
     state::AppState,
-    telemetry::{access_logged, observe_untraced},
 };
 
 /// The outermost layer: a GET or HEAD whose exact target is a variant response `deliver_file` kept is
@@ -53,7 +54,7 @@ pub async fn answer_kept<E: Endpoint>(
     {
         let mut response = variant_response(&request, &state, &hit);
         add_common_headers(&mut response);
-        observe_untraced(&state.http_metrics, "deliverFile", &request, &mut response, started);
+        observe_untraced(&state.http_metrics, Route::DeliverFile.operation_id(), &request, &mut response, started);
         return Ok(response);
     }
     // Boxed, so that this future stays small: hyper moves each request's future into place, and the whole
@@ -80,20 +81,14 @@ pub async fn deliver_file(req: &Request, state: Data<&Arc<AppState>>) -> Result<
     let located = state.paths.locate(state.metadata.as_ref(), &path).await?.ok_or_else(not_found)?;
     let (file, extension_format) = (&located.file, located.extension_format);
 
-    if served_unconverted(file, &transform) {
-        if file.kind != FileKind::Image && !(transform.is_identity() && extension_format.is_none()) {
-            return Err(ApiError::bad_request("transformations apply to images only; this file is not one"));
-        }
-        return original(req, &state, file).await;
-    }
-    if transform.is_identity() && extension_format.is_none() {
-        return original(req, &state, file).await;
-    }
+    let spec = match Rendition::of(file, &transform, extension_format) {
+        Ok(Rendition::Original) => return original(req, &state, file).await,
+        Ok(Rendition::Variant(spec)) => spec,
+        Err(e) => return Err(ApiError::bad_request(e.to_string())),
+    };
     // A variant is what the request needs: the operator's rules (signing, presets only) decide here, before
     // any render or store write.
     state.settings.access.may_render(&query)?;
-    let target = target_of(transform.format, extension_format);
-    let spec = VariantSpec::new(transform, target);
     let etag = HeaderValue::try_from(spec.key(&file.id).etag()).map_err(ApiError::internal)?;
     if etag_matches(req, etag.to_str().unwrap_or_default()) {
         return Ok(not_modified(&state, &etag));
@@ -144,23 +139,6 @@ pub(crate) fn variant_response(req: &Request, state: &AppState, response: &Cache
     builder.body(response.bytes.clone())
 }
 
-/// Whether `file` is served as stored whatever the transformations ask: anything but the images delivery
-/// transforms (`MediaType::is_transformable`: SVG and BMP originals pass through, docs/transformations.md,
-/// "Originals passed through"), and `format=bmp`.
-pub(crate) fn served_unconverted(file: &FileRecord, transform: &Transform) -> bool {
-    !file.raw_type.is_transformable() || transform.format == Some(Format::Bmp)
-}
-
-/// The output a request asks for: `format` if given, else the format the URL's extension names, else the
-/// original's.
-pub(crate) fn target_of(format: Option<Format>, extension_format: Option<OutputFormat>) -> Target {
-    match format {
-        Some(Format::Auto) => Target::Auto,
-        Some(format) => OutputFormat::from_requested(format).map_or(Target::Source, Target::Format),
-        None => extension_format.map_or(Target::Source, Target::Format),
-    }
-}
-
 fn now_secs() -> u64 {
     u64::try_from(now_ms() / 1000).unwrap_or(0)
 }
@@ -189,16 +167,6 @@ fn request_path(req: &Request, prefix: &str) -> Result<String, ApiError> {
     let not_found = || ApiError::not_found("no file at this path");
     let raw_path = req.original_uri().path().strip_prefix(prefix).ok_or_else(not_found)?;
     decode_path(raw_path).ok_or_else(not_found)
-}
-
-/// Percent-decodes a request path one segment at a time; `None` when a segment is not UTF-8 or decodes to
-/// a `/` (stored names never contain one).
-pub(crate) fn decode_path(raw: &str) -> Option<String> {
-    let segments = raw
-        .split('/')
-        .map(|segment| percent_decode_str(segment).decode_utf8().ok().filter(|s| !s.contains('/')))
-        .collect::<Option<Vec<_>>>()?;
-    Some(segments.join("/"))
 }
 
 pub(crate) fn method_not_allowed() -> ApiError {

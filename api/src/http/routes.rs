@@ -1,0 +1,84 @@
+//! The router: the OpenAPI service's operations and the table's routes (`table::ROUTES`), each route's
+//! responses named with its operation id, inside the error envelope and the request telemetry.
+
+use std::sync::Arc;
+
+use poem::{
+    Endpoint, EndpointExt, IntoEndpoint, IntoResponse, Response, Route as Router, endpoint::BoxEndpoint,
+    endpoint::make_sync, web::Html,
+};
+use poem_openapi::OperationId;
+
+use super::{
+    allow::AllowTable,
+    envelope::envelope,
+    table::{API_PREFIX, ROUTES, Route},
+    telemetry::observe,
+};
+use crate::{delivery, health, openapi, state::AppState, storage};
+
+/// The route's handler (each reads the service's state from the request's data).
+fn endpoint(route: Route) -> BoxEndpoint<'static> {
+    match route {
+        Route::DeliverFile => delivery::deliver_file.map_to_response().boxed(),
+        Route::DeliverRaw => delivery::deliver_raw.map_to_response().boxed(),
+        Route::GetThumbnail => delivery::thumbnail.map_to_response().boxed(),
+        Route::StorageUpload => storage::put.map_to_response().boxed(),
+        Route::OpenapiDocument => {
+            let spec = openapi::spec_json();
+            make_sync(move |_| spec.clone().with_content_type("application/json; charset=utf-8"))
+                .map_to_response()
+                .boxed()
+        }
+        Route::Docs => {
+            let docs = openapi::swagger_ui_html();
+            make_sync(move |_| Html(docs.clone())).map_to_response().boxed()
+        }
+        Route::Healthz => health::live.map_to_response().boxed(),
+        Route::Readyz => health::ready.map_to_response().boxed(),
+        Route::Metrics => health::metrics.map_to_response().boxed(),
+    }
+}
+
+/// Names every response of a route with its operation id, as the OpenAPI service names its operations'
+/// (what telemetry labels the request with).
+fn named(endpoint: BoxEndpoint<'static>, operation_id: &'static str) -> BoxEndpoint<'static> {
+    endpoint
+        .after(move |result| async move {
+            let mut response: Response = match result {
+                Ok(response) => response,
+                Err(error) => error.into_response(),
+            };
+            response.set_data(OperationId(operation_id));
+            Ok(response)
+        })
+        .boxed()
+}
+
+/// Every route of the service over `state`, inside the error envelope and the request telemetry.
+pub fn router(state: Arc<AppState>) -> impl Endpoint {
+    let metrics = state.http_metrics.clone();
+    let kept = state.clone();
+    let api = Arc::new(openapi::service().into_endpoint());
+    let mut v1 = Router::new();
+    let mut root = Router::new();
+    for spec in ROUTES {
+        for path in spec.paths {
+            let endpoint = named(endpoint(spec.route), spec.operation_id);
+            match path.strip_prefix(API_PREFIX) {
+                Some(path) => v1 = v1.at(path, endpoint),
+                None => root = root.at(*path, endpoint),
+            }
+        }
+    }
+    // The documented POST under /file/ must win over the public delivery wildcard beside it.
+    let v1 = v1.at("/file/:id/transform-url", api.clone()).nest("/", api);
+    let allow = Arc::new(AllowTable::new());
+    root.nest(API_PREFIX, v1)
+        .data(state)
+        .around(move |endpoint, request| envelope(endpoint, allow.clone(), request))
+        // Around everything else, so it sees the final status and every response carries the request id.
+        .around(move |endpoint, request| observe(endpoint, metrics.clone(), request))
+        // A repeated variant URL, the delivery path's hot case, skips all of the above.
+        .around(move |endpoint, request| delivery::answer_kept(endpoint, kept.clone(), request))
+}

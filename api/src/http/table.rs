@@ -1,0 +1,164 @@
+//! The route table: every route served beside the OpenAPI operations (whose path, method and operation
+//! id are their `#[oai]` attributes, in `manage/`), by a handler of its own. `ROUTES` is the only place such
+//! a route's paths, methods and operation id are written: the router mounts it (`routes`), telemetry
+//! labels its requests with its operation id, the `Allow` header of a 405 names its methods (`allow`), and
+//! the OpenAPI document's entry for it (the documented ones) takes its path and operation id from here.
+
+use poem_openapi::Tags;
+
+#[derive(Tags)]
+pub enum ApiTags {
+    /// Presigned uploads: presign, send the bytes, confirm.
+    Upload,
+    /// Listing, reading and deleting files.
+    Files,
+    /// Rendering variants ahead of their first request, in batches.
+    Warming,
+}
+
+/// A route served beside the OpenAPI operations, by a handler of its own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Route {
+    DeliverFile,
+    DeliverRaw,
+    GetThumbnail,
+    StorageUpload,
+    OpenapiDocument,
+    Docs,
+    Healthz,
+    Readyz,
+    Metrics,
+}
+
+/// What the table says of a route.
+pub struct RouteSpec {
+    pub route: Route,
+    /// Where the router mounts it (poem's syntax: `:name` one segment, `*name` the rest).
+    pub paths: &'static [&'static str],
+    /// The methods it answers (its `Allow` header).
+    pub methods: &'static [&'static str],
+    /// Its name: the OpenAPI operation id for the documented ones, and every route's metric label.
+    pub operation_id: &'static str,
+    /// Whether the OpenAPI document describes it (the public delivery routes).
+    pub documented: bool,
+}
+
+const GET_HEAD: &[&str] = &["GET", "HEAD"];
+
+/// Every route outside the OpenAPI service.
+pub const ROUTES: &[RouteSpec] = &[
+    RouteSpec {
+        route: Route::DeliverFile,
+        paths: &["/v1/file/*path"],
+        methods: GET_HEAD,
+        operation_id: "deliverFile",
+        documented: true,
+    },
+    RouteSpec {
+        route: Route::DeliverRaw,
+        paths: &["/v1/raw/*path"],
+        methods: GET_HEAD,
+        operation_id: "deliverRaw",
+        documented: true,
+    },
+    RouteSpec {
+        route: Route::GetThumbnail,
+        paths: &["/v1/files/:id/thumbnail"],
+        methods: GET_HEAD,
+        operation_id: "getThumbnail",
+        documented: true,
+    },
+    RouteSpec {
+        route: Route::StorageUpload,
+        paths: &["/storage/*key"],
+        methods: &["PUT"],
+        operation_id: "storageUpload",
+        documented: false,
+    },
+    RouteSpec {
+        route: Route::OpenapiDocument,
+        paths: &["/v1/openapi.json"],
+        methods: &["GET"],
+        operation_id: "openapiDocument",
+        documented: false,
+    },
+    RouteSpec {
+        route: Route::Docs,
+        paths: &["/v1/docs", "/v1/docs/"],
+        methods: &["GET"],
+        operation_id: "docs",
+        documented: false,
+    },
+    RouteSpec {
+        route: Route::Healthz,
+        paths: &["/healthz"],
+        methods: &["GET"],
+        operation_id: "healthz",
+        documented: false,
+    },
+    RouteSpec {
+        route: Route::Readyz,
+        paths: &["/readyz"],
+        methods: &["GET"],
+        operation_id: "readyz",
+        documented: false,
+    },
+    RouteSpec {
+        route: Route::Metrics,
+        paths: &["/metrics"],
+        methods: &["GET"],
+        operation_id: "metrics",
+        documented: false,
+    },
+];
+
+/// The prefix of the API's own routes; the OpenAPI document's paths are relative to it.
+pub const API_PREFIX: &str = "/v1";
+
+impl Route {
+    pub fn spec(self) -> &'static RouteSpec {
+        // Every variant has its row (`every_route_has_one_row`).
+        ROUTES.iter().find(|spec| spec.route == self).unwrap_or(&ROUTES[0])
+    }
+
+    pub fn operation_id(self) -> &'static str {
+        self.spec().operation_id
+    }
+
+    /// Its path in the OpenAPI document (`/file/{path}`), for the documented routes.
+    pub fn document_path(self) -> Option<String> {
+        let spec = self.spec();
+        let path = spec.paths.first()?.strip_prefix(API_PREFIX).filter(|_| spec.documented)?;
+        let segments = path.split('/').map(|segment| match segment.strip_prefix([':', '*']) {
+            Some(name) => format!("{{{name}}}"),
+            None => segment.to_owned(),
+        });
+        Some(segments.collect::<Vec<_>>().join("/"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_route_has_one_row() {
+        use Route::*;
+        for route in
+            [DeliverFile, DeliverRaw, GetThumbnail, StorageUpload, OpenapiDocument, Docs, Healthz, Readyz, Metrics]
+        {
+            assert_eq!(ROUTES.iter().filter(|spec| spec.route == route).count(), 1, "{route:?}");
+        }
+        let mut ids: Vec<&str> = ROUTES.iter().map(|spec| spec.operation_id).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        assert_eq!(ids.len(), ROUTES.len(), "operation ids are unique");
+    }
+
+    #[test]
+    fn documented_paths_are_the_documents() {
+        assert_eq!(Route::DeliverFile.document_path().as_deref(), Some("/file/{path}"));
+        assert_eq!(Route::GetThumbnail.document_path().as_deref(), Some("/files/{id}/thumbnail"));
+        assert_eq!(Route::Healthz.document_path(), None);
+    }
+}

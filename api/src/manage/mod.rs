@@ -1,0 +1,17 @@
+//! The management API, the OpenAPI service's operations: presigned uploads (`upload`, and `confirm`, the
+//! copy-then-claim workflow), files (`files`, and `delete`), transform-url (`transform`) and batch warming
+//! (`warm`), with the file object they answer with (`file_object`) and the schemas' examples.
+
+mod confirm;
+mod delete;
+mod examples;
+mod file_object;
+mod files;
+mod transform;
+mod upload;
+mod warm;
+
+pub(crate) use files::FilesApi;
+pub(crate) use transform::TransformApi;
+pub(crate) use upload::UploadApi;
+pub(crate) use warm::WarmApi;
