@@ -10,6 +10,7 @@ use bytes::Bytes;
 use reqwest::{Client, Method, StatusCode};
 use serde::{Deserialize, Serialize, de::DeserializeOwned};
 use serde_json::{Value, json};
+use shutterbox_pipeline::ImageType;
 
 /// Why a call did not succeed.
 #[derive(Debug, thiserror::Error)]
@@ -171,17 +172,14 @@ impl ApiClient {
     }
 }
 
-/// The MIME type a file name's extension suggests; `application/octet-stream` when it suggests none.
+/// The MIME type a file name's extension suggests; `application/octet-stream` when it suggests none. Image
+/// formats come from the pipeline's table of them (`ImageType`).
 pub fn mimetype_of(filename: &str) -> &'static str {
     let extension = filename.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase()).unwrap_or_default();
+    if let Some(image_type) = ImageType::from_name(&extension) {
+        return image_type.mime();
+    }
     match extension.as_str() {
-        "jpg" | "jpeg" => "image/jpeg",
-        "png" => "image/png",
-        "webp" => "image/webp",
-        "gif" => "image/gif",
-        "avif" => "image/avif",
-        "tif" | "tiff" => "image/tiff",
-        "bmp" => "image/bmp",
         "svg" => "image/svg+xml",
         "pdf" => "application/pdf",
         "txt" => "text/plain",

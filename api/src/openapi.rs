@@ -17,6 +17,7 @@ use std::sync::LazyLock;
 
 use poem_openapi::OpenApiService;
 use serde_json::{Map, Value, json};
+use shutterbox_pipeline::{Fit, Format, ImageType};
 
 use crate::{
     http::table::Route,
@@ -102,8 +103,9 @@ fn constrain_transformations(document: &mut Value) {
             { "type": "string", "enum": ["auto"] }
         ]
     });
-    properties["fit"]["enum"] = json!(["cover", "contain", "fill", "inside", "outside"]);
-    properties["format"]["enum"] = json!(["jpeg", "png", "webp", "avif", "gif", "tiff", "bmp", "auto"]);
+    // The value sets of the parameter table (`shutterbox_pipeline::PARAMS`).
+    properties["fit"]["enum"] = json!(Fit::names());
+    properties["format"]["enum"] = json!(Format::names());
     // serde's deny_unknown_fields, which poem-openapi's schema does not show.
     for schema in ["TransformRequest", "WarmRequest"] {
         document["components"]["schemas"][schema]["additionalProperties"] = json!(false);
@@ -379,7 +381,7 @@ fn public_routes(transformation_params: &[Value]) -> Vec<(String, Value)> {
                     "200": {
                         "description": "The thumbnail, or a placeholder.",
                         "headers": delivery_headers(),
-                        "content": binary(&["image/webp", "image/png"])
+                        "content": binary(&[ImageType::Webp.mime(), ImageType::Png.mime()])
                     },
                     "304": not_modified(),
                     "404": error_response("No file with this id."),
@@ -401,4 +403,102 @@ fn public_routes(transformation_params: &[Value]) -> Vec<(String, Value)> {
             Some((path, Value::Object(item)))
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use shutterbox_pipeline::{PARAMS, ParamKind, ParamSpec};
+
+    use super::*;
+
+    /// What a parameter's schema must say, by its row: the same ranges and value sets the parser holds it
+    /// to.
+    fn assert_schema_states(spec: &ParamSpec, schema: &Value, place: &str) {
+        let name = spec.name;
+        match spec.kind {
+            ParamKind::Integer { min, max } => {
+                assert_eq!(schema["type"], "integer", "{place} {name}");
+                // The document writes bounds as numbers (`1.0`).
+                let bounds = (schema["minimum"].as_f64(), schema["maximum"].as_f64());
+                assert_eq!(bounds, (Some(min as f64), Some(max as f64)), "{place} {name}");
+            }
+            ParamKind::Number { min, max } => {
+                assert_eq!(schema["type"], "number", "{place} {name}");
+                assert_eq!(
+                    (schema["minimum"].as_f64(), schema["maximum"].as_f64()),
+                    (Some(min), Some(max)),
+                    "{place} {name}"
+                );
+            }
+            ParamKind::Boolean => assert_eq!(schema["type"], "boolean", "{place} {name}"),
+            ParamKind::OneOf { values } => assert_eq!(schema["enum"], json!(values()), "{place} {name}"),
+            ParamKind::Quality => assert_eq!(
+                schema["anyOf"],
+                json!([{ "type": "integer", "minimum": 1, "maximum": 100 }, { "type": "string", "enum": ["auto"] }]),
+                "{place} {name}"
+            ),
+            ParamKind::Border | ParamKind::Crop => {
+                assert_eq!(schema["type"], "string", "{place} {name}");
+                assert!(schema["pattern"].is_string(), "{place} {name}: a pattern");
+            }
+        }
+    }
+
+    /// The transform-url body and the delivery routes' query parameters are the parameter table: the same
+    /// names (plus `preset`), ranges and value sets. A row added to the table, or a field to the body,
+    /// without the other fails here.
+    #[test]
+    fn the_document_states_the_parameter_table() {
+        let document: Value = serde_json::from_str(&spec_json()).unwrap();
+        let body = document["components"]["schemas"]["TransformRequest"]["properties"].as_object().unwrap();
+        let mut names: Vec<&str> = PARAMS.iter().map(|spec| spec.name).chain(["preset"]).collect();
+        let mut fields: Vec<&str> = body.keys().map(String::as_str).collect();
+        names.sort_unstable();
+        fields.sort_unstable();
+        assert_eq!(fields, names, "the transform-url body's fields");
+        for spec in &PARAMS {
+            assert_schema_states(spec, &body[spec.name], "TransformRequest");
+        }
+        for route in [Route::DeliverFile, Route::DeliverRaw] {
+            let path = route.document_path().unwrap();
+            let parameters = document["paths"][&path]["get"]["parameters"].as_array().unwrap();
+            if route == Route::DeliverRaw {
+                assert!(parameters.iter().all(|p| p["in"] == "path"), "{path} takes no transformation");
+                continue;
+            }
+            for spec in &PARAMS {
+                let parameter = parameters.iter().find(|p| p["name"] == spec.name && p["in"] == "query");
+                let parameter = parameter.unwrap_or_else(|| panic!("{path} does not document {}", spec.name));
+                assert_schema_states(spec, &parameter["schema"], &path);
+            }
+        }
+    }
+
+    /// docs/transformations.md has a row for every parameter, stating its range or values as the table does.
+    #[test]
+    fn the_transformation_docs_state_the_parameter_table() {
+        let docs = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/transformations.md")).unwrap();
+        // Negative numbers as the docs write them, with a minus sign.
+        let number = |n: String| n.replace('-', "−");
+        for spec in &PARAMS {
+            let start = format!("| `{}` | ", spec.name);
+            let row = docs.lines().find(|line| line.starts_with(&start));
+            let row = row.unwrap_or_else(|| panic!("docs/transformations.md has no row for {}", spec.name));
+            let values = row[start.len()..].split(" | ").next().unwrap_or_default();
+            let expected: Vec<String> = match spec.kind {
+                ParamKind::Integer { min, max } => {
+                    vec![format!("integer {}–{}", number(min.to_string()), number(max.to_string()))]
+                }
+                ParamKind::Number { min, max } => vec![format!("number {min}–{max}")],
+                ParamKind::Boolean => vec!["`true`, `false`".into()],
+                ParamKind::OneOf { values } => values().into_iter().map(|v| format!("`{v}`")).collect(),
+                ParamKind::Quality => vec!["integer 1–100, or `auto`".into()],
+                ParamKind::Border => vec!["`<width>_<hex colour>`".into()],
+                ParamKind::Crop => vec!["`x,y,width,height`".into()],
+            };
+            for part in expected {
+                assert!(values.contains(&part), "docs/transformations.md, {}: {values:?} lacks {part:?}", spec.name);
+            }
+        }
+    }
 }

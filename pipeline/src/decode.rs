@@ -16,7 +16,7 @@ use image::{
     metadata::Orientation,
 };
 
-use crate::{PipelineError, frames, geometry::Size, render::RenderOptions};
+use crate::{PipelineError, frames, geometry::Size, image_type::ImageType, render::RenderOptions};
 
 /// Source formats the pipeline decodes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -31,6 +31,21 @@ pub enum SourceFormat {
 }
 
 impl SourceFormat {
+    /// Every format the pipeline reads.
+    pub const ALL: [Self; 7] = [Self::Jpeg, Self::Png, Self::Webp, Self::Gif, Self::Tiff, Self::Bmp, Self::Avif];
+
+    pub fn image_type(self) -> ImageType {
+        match self {
+            Self::Jpeg => ImageType::Jpeg,
+            Self::Png => ImageType::Png,
+            Self::Webp => ImageType::Webp,
+            Self::Gif => ImageType::Gif,
+            Self::Tiff => ImageType::Tiff,
+            Self::Bmp => ImageType::Bmp,
+            Self::Avif => ImageType::Avif,
+        }
+    }
+
     /// The format of an encoded image, from its magic bytes.
     pub fn detect(bytes: &[u8]) -> Option<Self> {
         if is_avif(bytes) {

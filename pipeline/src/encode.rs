@@ -10,7 +10,7 @@ use std::{borrow::Cow, io::Cursor};
 
 use image::{DynamicImage, GrayImage, ImageFormat, RgbImage};
 
-use crate::{PipelineError, params::Format};
+use crate::{PipelineError, image_type::ImageType, params::Format};
 
 /// Formats the pipeline writes (`bmp` is never encoded: it means "the original").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -24,73 +24,57 @@ pub enum OutputFormat {
 }
 
 impl OutputFormat {
-    pub fn mime(self) -> &'static str {
+    /// Every format the pipeline writes.
+    pub const ALL: [Self; 6] = [Self::Jpeg, Self::Png, Self::Webp, Self::Avif, Self::Gif, Self::Tiff];
+
+    pub fn image_type(self) -> ImageType {
         match self {
-            Self::Jpeg => "image/jpeg",
-            Self::Png => "image/png",
-            Self::Webp => "image/webp",
-            Self::Avif => "image/avif",
-            Self::Gif => "image/gif",
-            Self::Tiff => "image/tiff",
+            Self::Jpeg => ImageType::Jpeg,
+            Self::Png => ImageType::Png,
+            Self::Webp => ImageType::Webp,
+            Self::Avif => ImageType::Avif,
+            Self::Gif => ImageType::Gif,
+            Self::Tiff => ImageType::Tiff,
         }
+    }
+
+    /// The output format of an image format the pipeline writes (`None` for one it only reads).
+    pub fn of(image_type: ImageType) -> Option<Self> {
+        Self::ALL.into_iter().find(|format| format.image_type() == image_type)
+    }
+
+    pub fn mime(self) -> &'static str {
+        self.image_type().info().mime
     }
 
     pub fn extension(self) -> &'static str {
-        match self {
-            Self::Jpeg => "jpg",
-            Self::Png => "png",
-            Self::Webp => "webp",
-            Self::Avif => "avif",
-            Self::Gif => "gif",
-            Self::Tiff => "tiff",
-        }
+        self.image_type().info().extension
     }
 
     /// The name users know it by, for messages.
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Jpeg => "JPEG",
-            Self::Png => "PNG",
-            Self::Webp => "WebP",
-            Self::Avif => "AVIF",
-            Self::Gif => "GIF",
-            Self::Tiff => "TIFF",
-        }
+    pub fn display_name(self) -> &'static str {
+        self.image_type().info().display
     }
 
-    /// The longest side the format can store, where it has a limit below `u32`: JPEG's and GIF's 16-bit
-    /// sizes, WebP's 14-bit ones, AV1's 16-bit `frame_width_minus_1`.
+    /// The longest side the format can store, where it has a limit below `u32`.
     pub fn max_side(self) -> Option<u32> {
-        match self {
-            Self::Jpeg | Self::Gif => Some(65_535),
-            Self::Webp => Some(16_383),
-            Self::Avif => Some(65_536),
-            Self::Png | Self::Tiff => None,
-        }
+        self.image_type().info().max_side
     }
 
     /// Whether the format keeps an alpha channel.
     pub fn has_alpha(self) -> bool {
-        !matches!(self, Self::Jpeg)
+        self.image_type().info().alpha
     }
 
     /// Whether `q` applies.
     pub fn is_lossy(self) -> bool {
-        matches!(self, Self::Jpeg | Self::Webp | Self::Avif)
+        self.image_type().info().lossy
     }
 
     /// The output format a requested format names; `None` for `auto` and `bmp`, which are decided
     /// elsewhere.
     pub fn from_requested(format: Format) -> Option<Self> {
-        Some(match format {
-            Format::Jpeg => Self::Jpeg,
-            Format::Png => Self::Png,
-            Format::Webp => Self::Webp,
-            Format::Avif => Self::Avif,
-            Format::Gif => Self::Gif,
-            Format::Tiff => Self::Tiff,
-            Format::Bmp | Format::Auto => return None,
-        })
+        format.image_type().and_then(Self::of)
     }
 }
 
@@ -210,7 +194,7 @@ pub(crate) fn encode_yuv420(picture: &Yuv420<'_>, format: OutputFormat, quality:
             compressor.compress_yuv_to_vec(image).map_err(PipelineError::internal)
         }
         OutputFormat::Webp => crate::webp_yuv::encode(picture, quality),
-        other => Err(PipelineError::Internal(format!("{} is not encoded from 4:2:0 planes", other.name()))),
+        other => Err(PipelineError::Internal(format!("{} is not encoded from 4:2:0 planes", other.display_name()))),
     }
 }
 

@@ -7,6 +7,8 @@
 //! `render` runs the fixed order decode → crop → rot → resize → blur → sharp → gray → border → encode, with
 //! `decode`, `ops` and `encode` doing the steps.
 //!
+//! `image_type` is the one table of image formats: names, extension, media type, what is read and written.
+//!
 //! `placeholder` draws the thumbnails of files that have no picture of their own.
 //!
 //! `geometry` plans a resize (scaled size, `cover` crop, `contain` padding, output size) from the source
@@ -18,6 +20,7 @@ pub mod decode;
 pub mod encode;
 pub mod frames;
 pub mod geometry;
+pub mod image_type;
 mod isobmff;
 pub mod ops;
 pub mod params;
@@ -35,7 +38,8 @@ mod webp_yuv;
 pub use decode::SourceFormat;
 pub use encode::OutputFormat;
 pub use geometry::{Padding, Rect, ResizePlan, Size, plan_resize};
-pub use params::{Border, Crop, Fit, Format, ParamError, Quality, Transform};
+pub use image_type::{IMAGE_TYPES, ImageType, ImageTypeInfo};
+pub use params::{Border, Crop, Fit, Format, PARAMS, ParamError, ParamKind, ParamSpec, Quality, Transform};
 pub use placeholder::{PLACEHOLDER_SIZE, PlaceholderKind, placeholder_png};
 pub use render::{RenderOptions, Rendered, Target, output_size, render};
 
@@ -64,7 +68,7 @@ pub enum PipelineError {
     #[error(
         "the output would be {width}x{height} pixels, larger than {} allows ({max_side} pixels a side); \
          ask for a smaller w or h, or another format",
-        format.name()
+        format.display_name()
     )]
     OutputTooLarge { format: OutputFormat, width: u32, height: u32, max_side: u32 },
     #[error("internal pipeline fault: {0}")]

@@ -6,6 +6,8 @@
 
 use std::fmt::{self, Write};
 
+use crate::image_type::ImageType;
+
 /// Largest accepted `w`, `h`.
 pub const MAX_DIMENSION: u32 = 5000;
 /// Largest accepted border width, in pixels, per side.
@@ -18,7 +20,7 @@ pub enum ParamError {
     #[error("{name} is given more than once")]
     Repeated { name: &'static str },
     #[error("{name} must be {expected} (got '{got}')")]
-    Invalid { name: &'static str, expected: &'static str, got: String },
+    Invalid { name: &'static str, expected: String, got: String },
     #[error("{name}=auto is not supported; give a number of pixels from 1 to 5000")]
     AutoDimension { name: &'static str },
 }
@@ -37,30 +39,48 @@ pub enum Format {
 }
 
 impl Format {
+    /// The format a request names (any case; an alias such as `jpg` too), or `auto`.
     pub fn parse(value: &str) -> Option<Self> {
-        Some(match value.to_ascii_lowercase().as_str() {
-            "jpeg" | "jpg" => Self::Jpeg,
-            "png" => Self::Png,
-            "webp" => Self::Webp,
-            "avif" => Self::Avif,
-            "gif" => Self::Gif,
-            "tiff" | "tif" => Self::Tiff,
-            "bmp" => Self::Bmp,
-            "auto" => Self::Auto,
-            _ => return None,
-        })
+        if value.eq_ignore_ascii_case("auto") {
+            return Some(Self::Auto);
+        }
+        ImageType::from_name(value).map(Self::from)
     }
 
     pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Jpeg => "jpeg",
-            Self::Png => "png",
-            Self::Webp => "webp",
-            Self::Avif => "avif",
-            Self::Gif => "gif",
-            Self::Tiff => "tiff",
-            Self::Bmp => "bmp",
-            Self::Auto => "auto",
+        self.image_type().map_or("auto", ImageType::name)
+    }
+
+    /// The image format it names; `None` for `auto`.
+    pub fn image_type(self) -> Option<ImageType> {
+        Some(match self {
+            Self::Jpeg => ImageType::Jpeg,
+            Self::Png => ImageType::Png,
+            Self::Webp => ImageType::Webp,
+            Self::Avif => ImageType::Avif,
+            Self::Gif => ImageType::Gif,
+            Self::Tiff => ImageType::Tiff,
+            Self::Bmp => ImageType::Bmp,
+            Self::Auto => return None,
+        })
+    }
+
+    /// Every value `format` takes, as named in requests: each image format, then `auto`.
+    pub fn names() -> Vec<&'static str> {
+        ImageType::all().map(ImageType::name).chain(["auto"]).collect()
+    }
+}
+
+impl From<ImageType> for Format {
+    fn from(image_type: ImageType) -> Self {
+        match image_type {
+            ImageType::Jpeg => Self::Jpeg,
+            ImageType::Png => Self::Png,
+            ImageType::Webp => Self::Webp,
+            ImageType::Avif => Self::Avif,
+            ImageType::Gif => Self::Gif,
+            ImageType::Tiff => Self::Tiff,
+            ImageType::Bmp => Self::Bmp,
         }
     }
 }
@@ -77,15 +97,10 @@ pub enum Fit {
 }
 
 impl Fit {
+    pub const ALL: [Self; 5] = [Self::Cover, Self::Contain, Self::Fill, Self::Inside, Self::Outside];
+
     fn parse(value: &str) -> Option<Self> {
-        Some(match value {
-            "cover" => Self::Cover,
-            "contain" => Self::Contain,
-            "fill" => Self::Fill,
-            "inside" => Self::Inside,
-            "outside" => Self::Outside,
-            _ => return None,
-        })
+        Self::ALL.into_iter().find(|fit| fit.as_str() == value)
     }
 
     pub fn as_str(self) -> &'static str {
@@ -96,6 +111,11 @@ impl Fit {
             Self::Inside => "inside",
             Self::Outside => "outside",
         }
+    }
+
+    /// Every value `fit` takes.
+    pub fn names() -> Vec<&'static str> {
+        Self::ALL.iter().map(|fit| fit.as_str()).collect()
     }
 }
 
@@ -157,36 +177,112 @@ pub struct Transform {
     pub crop: Option<Crop>,
 }
 
-/// The names this module understands; anything else in a query string is ignored.
-pub const PARAM_NAMES: [&str; 11] = ["format", "w", "h", "fit", "q", "blur", "sharp", "gray", "rot", "border", "crop"];
-
-fn invalid(name: &'static str, expected: &'static str, got: &str) -> ParamError {
-    // Cap the echoed value so an error message stays readable whatever was sent.
-    let got: String = got.chars().take(64).collect();
-    ParamError::Invalid { name, expected, got }
+/// What a parameter's value is: what the parser accepts, and what the API documents (the OpenAPI document,
+/// the transform-url body, docs/transformations.md are checked against it).
+#[derive(Debug, Clone, Copy)]
+pub enum ParamKind {
+    /// A whole number from `min` to `max`.
+    Integer { min: i64, max: i64 },
+    /// A number from `min` to `max`.
+    Number { min: f64, max: f64 },
+    /// `true` or `false` (`1` and `0` too).
+    Boolean,
+    /// One of the names `values` gives.
+    OneOf { values: fn() -> Vec<&'static str> },
+    /// A whole number from 1 to 100, or `auto`.
+    Quality,
+    /// `<width>_<hexcolor>`, the width from 1 to `MAX_BORDER`.
+    Border,
+    /// `x,y,width,height`, whole numbers, width and height above 0.
+    Crop,
 }
 
-fn integer_in(name: &'static str, value: &str, min: i64, max: i64, expected: &'static str) -> Result<i64, ParamError> {
-    match value.parse::<i64>() {
-        Ok(n) if (min..=max).contains(&n) => Ok(n),
-        _ => Err(invalid(name, expected, value)),
+/// A delivery parameter: its name in a query and what its value is.
+#[derive(Debug, Clone, Copy)]
+pub struct ParamSpec {
+    pub name: &'static str,
+    pub kind: ParamKind,
+}
+
+/// Every delivery parameter, in canonical order; anything else in a query string is ignored. Adding one is
+/// a row here and its arm in `Transform::apply` (plus its step in the pipeline); the tests that hold the
+/// parser, the transform-url body, the OpenAPI document and docs/transformations.md to this table fail
+/// until every place knows it.
+pub const PARAMS: [ParamSpec; 11] = [
+    ParamSpec { name: "format", kind: ParamKind::OneOf { values: Format::names } },
+    ParamSpec { name: "w", kind: ParamKind::Integer { min: 1, max: MAX_DIMENSION as i64 } },
+    ParamSpec { name: "h", kind: ParamKind::Integer { min: 1, max: MAX_DIMENSION as i64 } },
+    ParamSpec { name: "fit", kind: ParamKind::OneOf { values: Fit::names } },
+    ParamSpec { name: "q", kind: ParamKind::Quality },
+    ParamSpec { name: "blur", kind: ParamKind::Number { min: 0.3, max: 1000.0 } },
+    ParamSpec { name: "sharp", kind: ParamKind::Boolean },
+    ParamSpec { name: "gray", kind: ParamKind::Boolean },
+    ParamSpec { name: "rot", kind: ParamKind::Integer { min: -360, max: 360 } },
+    ParamSpec { name: "border", kind: ParamKind::Border },
+    ParamSpec { name: "crop", kind: ParamKind::Crop },
+];
+
+/// The parameter named `name`, if it is one.
+pub fn param(name: &str) -> Option<&'static ParamSpec> {
+    PARAMS.iter().find(|spec| spec.name == name)
+}
+
+impl ParamSpec {
+    /// What a value must be, in words, for error messages.
+    pub fn expected(&self) -> String {
+        match self.kind {
+            ParamKind::Integer { min, max } => format!("an integer from {min} to {max}"),
+            ParamKind::Number { min, max } => format!("a number from {min} to {max}"),
+            ParamKind::Boolean => "true or false".into(),
+            ParamKind::OneOf { values } => format!("one of {}", values().join(", ")),
+            ParamKind::Quality => "an integer from 1 to 100, or auto".into(),
+            ParamKind::Border => format!(
+                "<width>_<hexcolor>, e.g. 10_ff0000 (width 1 to {MAX_BORDER}; colour as RGB, RRGGBB or RRGGBBAA)"
+            ),
+            ParamKind::Crop => {
+                "x,y,width,height with whole non-negative numbers and a non-zero width and height".into()
+            }
+        }
     }
 }
 
-fn boolean(name: &'static str, value: &str) -> Result<bool, ParamError> {
+fn invalid(spec: &ParamSpec, got: &str) -> ParamError {
+    // Cap the echoed value so an error message stays readable whatever was sent.
+    let got: String = got.chars().take(64).collect();
+    ParamError::Invalid { name: spec.name, expected: spec.expected(), got }
+}
+
+/// A whole number within the parameter's range.
+fn integer(spec: &ParamSpec, value: &str) -> Result<i64, ParamError> {
+    match (spec.kind, value.parse::<i64>()) {
+        (ParamKind::Integer { min, max }, Ok(n)) if (min..=max).contains(&n) => Ok(n),
+        _ => Err(invalid(spec, value)),
+    }
+}
+
+fn boolean(spec: &ParamSpec, value: &str) -> Result<bool, ParamError> {
     match value {
         "true" | "1" => Ok(true),
         "false" | "0" => Ok(false),
-        _ => Err(invalid(name, "true or false", value)),
+        _ => Err(invalid(spec, value)),
     }
 }
 
-fn dimension(name: &'static str, value: &str) -> Result<u32, ParamError> {
+fn dimension(spec: &ParamSpec, value: &str) -> Result<u32, ParamError> {
     if value.eq_ignore_ascii_case("auto") {
-        return Err(ParamError::AutoDimension { name });
+        return Err(ParamError::AutoDimension { name: spec.name });
     }
-    let n = integer_in(name, value, 1, MAX_DIMENSION.into(), "an integer from 1 to 5000")?;
-    Ok(n as u32)
+    u32::try_from(integer(spec, value)?).map_err(|_| invalid(spec, value))
+}
+
+fn quality(spec: &ParamSpec, value: &str) -> Result<Quality, ParamError> {
+    if value.eq_ignore_ascii_case("auto") {
+        return Ok(Quality::Auto);
+    }
+    match value.parse::<u8>() {
+        Ok(q) if (1..=100).contains(&q) => Ok(Quality::Value(q)),
+        _ => Err(invalid(spec, value)),
+    }
 }
 
 fn hex_color(value: &str) -> Option<[u8; 4]> {
@@ -204,32 +300,30 @@ fn hex_color(value: &str) -> Option<[u8; 4]> {
     }
 }
 
-fn border(value: &str) -> Result<Border, ParamError> {
-    const EXPECTED: &str = "<width>_<hexcolor>, e.g. 10_ff0000 (width 1 to 1000; colour as RGB, RRGGBB or RRGGBBAA)";
-    let (width, color) = value.split_once('_').ok_or_else(|| invalid("border", EXPECTED, value))?;
+fn border(spec: &ParamSpec, value: &str) -> Result<Border, ParamError> {
+    let (width, color) = value.split_once('_').ok_or_else(|| invalid(spec, value))?;
     let width = match width.parse::<u32>() {
         Ok(w) if (1..=MAX_BORDER).contains(&w) => w,
-        _ => return Err(invalid("border", EXPECTED, value)),
+        _ => return Err(invalid(spec, value)),
     };
-    let color = hex_color(color).ok_or_else(|| invalid("border", EXPECTED, value))?;
+    let color = hex_color(color).ok_or_else(|| invalid(spec, value))?;
     Ok(Border { width, color })
 }
 
-fn crop(value: &str) -> Result<Crop, ParamError> {
-    const EXPECTED: &str = "x,y,width,height with whole non-negative numbers and a non-zero width and height";
+fn crop(spec: &ParamSpec, value: &str) -> Result<Crop, ParamError> {
     let parts: Vec<&str> = value.split(',').map(str::trim).collect();
     let numbers: Option<Vec<u32>> = parts.iter().map(|p| p.parse::<u32>().ok()).collect();
     match numbers.as_deref() {
         Some(&[x, y, width, height]) if width > 0 && height > 0 => Ok(Crop { x, y, width, height }),
-        _ => Err(invalid("crop", EXPECTED, value)),
+        _ => Err(invalid(spec, value)),
     }
 }
 
-fn blur(value: &str) -> Result<f32, ParamError> {
-    const EXPECTED: &str = "a number from 0.3 to 1000";
-    match value.parse::<f32>() {
-        Ok(sigma) if sigma.is_finite() && (0.3..=1000.0).contains(&sigma) => Ok(sigma),
-        _ => Err(invalid("blur", EXPECTED, value)),
+/// A number within the parameter's range, as the pipeline uses it (`f32`).
+fn number(spec: &ParamSpec, value: &str) -> Result<f32, ParamError> {
+    match (spec.kind, value.parse::<f32>()) {
+        (ParamKind::Number { min, max }, Ok(n)) if n.is_finite() && (min as f32..=max as f32).contains(&n) => Ok(n),
+        _ => Err(invalid(spec, value)),
     }
 }
 
@@ -239,53 +333,40 @@ impl Transform {
         Self::from_pairs(form_urlencoded::parse(query.as_bytes()).map(|(k, v)| (k.into_owned(), v.into_owned())))
     }
 
-    /// Parses name/value pairs; names outside `PARAM_NAMES` are ignored.
+    /// Parses name/value pairs; names outside `PARAMS` are ignored.
     pub fn from_pairs(pairs: impl IntoIterator<Item = (String, String)>) -> Result<Self, ParamError> {
         let mut transform = Self::default();
-        let mut seen = [false; PARAM_NAMES.len()];
+        let mut seen = [false; PARAMS.len()];
         for (name, value) in pairs {
-            let Some(index) = PARAM_NAMES.iter().position(|known| *known == name) else {
+            let Some(index) = PARAMS.iter().position(|spec| spec.name == name) else {
                 continue;
             };
-            let name = PARAM_NAMES[index];
+            let spec = &PARAMS[index];
             if std::mem::replace(&mut seen[index], true) {
-                return Err(ParamError::Repeated { name });
+                return Err(ParamError::Repeated { name: spec.name });
             }
-            let value = value.trim();
-            transform.apply(name, value)?;
+            transform.apply(spec, value.trim())?;
         }
         Ok(transform)
     }
 
-    fn apply(&mut self, name: &'static str, value: &str) -> Result<(), ParamError> {
-        match name {
-            "format" => {
-                let expected = "one of jpeg, png, webp, avif, gif, tiff, bmp, auto";
-                self.format = Some(Format::parse(value).ok_or_else(|| invalid(name, expected, value))?);
-            }
-            "w" => self.width = Some(dimension(name, value)?),
-            "h" => self.height = Some(dimension(name, value)?),
-            "fit" => {
-                let expected = "one of cover, contain, fill, inside, outside";
-                self.fit = Fit::parse(value).ok_or_else(|| invalid(name, expected, value))?;
-            }
+    fn apply(&mut self, spec: &ParamSpec, value: &str) -> Result<(), ParamError> {
+        match spec.name {
+            "format" => self.format = Some(Format::parse(value).ok_or_else(|| invalid(spec, value))?),
+            "w" => self.width = Some(dimension(spec, value)?),
+            "h" => self.height = Some(dimension(spec, value)?),
+            "fit" => self.fit = Fit::parse(value).ok_or_else(|| invalid(spec, value))?,
             "q" => {
                 self.quality_given = true;
-                self.quality = if value.eq_ignore_ascii_case("auto") {
-                    Quality::Auto
-                } else {
-                    Quality::Value(integer_in(name, value, 1, 100, "an integer from 1 to 100, or auto")? as u8)
-                };
+                self.quality = quality(spec, value)?;
             }
-            "blur" => self.blur = Some(blur(value)?),
-            "sharp" => self.sharp = boolean(name, value)?,
-            "gray" => self.gray = boolean(name, value)?,
-            "rot" => {
-                let degrees = integer_in(name, value, -360, 360, "an integer from -360 to 360")?;
-                self.rotation = degrees.rem_euclid(360) as u16;
-            }
-            "border" => self.border = Some(border(value)?),
-            "crop" => self.crop = Some(crop(value)?),
+            "blur" => self.blur = Some(number(spec, value)?),
+            "sharp" => self.sharp = boolean(spec, value)?,
+            "gray" => self.gray = boolean(spec, value)?,
+            "rot" => self.rotation = integer(spec, value)?.rem_euclid(360) as u16,
+            "border" => self.border = Some(border(spec, value)?),
+            "crop" => self.crop = Some(crop(spec, value)?),
+            // Every row has its arm (`every_parameter_is_parsed`).
             _ => {}
         }
         Ok(())
@@ -463,6 +544,40 @@ mod tests {
         assert_eq!(parse("w=auto"), Err(ParamError::AutoDimension { name: "w" }));
         assert_eq!(parse("h=AUTO"), Err(ParamError::AutoDimension { name: "h" }));
         assert_eq!(parse("w=1&w=2"), Err(ParamError::Repeated { name: "w" }));
+    }
+
+    /// Every row of the table is parsed (an invalid value is an error naming it, not ignored) and holds
+    /// its values to the row's kind: the ends of each range are accepted, the values just beyond refused.
+    #[test]
+    fn every_parameter_is_parsed_as_its_row_says() {
+        for spec in PARAMS {
+            let name = spec.name;
+            let err = parse(&format!("{name}=not-a-value")).unwrap_err();
+            assert!(err.to_string().starts_with(name), "{name}: {err}");
+            let (accepted, refused): (Vec<String>, Vec<String>) = match spec.kind {
+                ParamKind::Integer { min, max } => {
+                    (vec![min.to_string(), max.to_string()], vec![(min - 1).to_string(), (max + 1).to_string()])
+                }
+                ParamKind::Number { min, max } => {
+                    (vec![min.to_string(), max.to_string()], vec![(min - 0.01).to_string(), (max + 0.1).to_string()])
+                }
+                ParamKind::Boolean => (vec!["true".into(), "false".into()], vec!["yes".into()]),
+                ParamKind::OneOf { values } => (values().into_iter().map(str::to_owned).collect(), vec!["nope".into()]),
+                ParamKind::Quality => (vec!["1".into(), "100".into(), "auto".into()], vec!["0".into(), "101".into()]),
+                ParamKind::Border => (
+                    vec!["1_fff".into(), format!("{MAX_BORDER}_00000000")],
+                    vec!["0_fff".into(), format!("{}_fff", MAX_BORDER + 1)],
+                ),
+                ParamKind::Crop => (vec!["0,0,1,1".into()], vec!["0,0,0,1".into()]),
+            };
+            for value in accepted {
+                assert!(parse(&format!("{name}={value}")).is_ok(), "{name}={value} refused");
+            }
+            for value in refused {
+                let err = parse(&format!("{name}={value}")).unwrap_err();
+                assert!(err.to_string().contains(&spec.expected()), "{name}={value}: {err}");
+            }
+        }
     }
 
     #[test]

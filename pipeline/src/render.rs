@@ -43,12 +43,7 @@ impl Target {
         match self {
             Self::Source => "source",
             Self::Auto => "auto",
-            Self::Format(OutputFormat::Jpeg) => "jpeg",
-            Self::Format(OutputFormat::Png) => "png",
-            Self::Format(OutputFormat::Webp) => "webp",
-            Self::Format(OutputFormat::Avif) => "avif",
-            Self::Format(OutputFormat::Gif) => "gif",
-            Self::Format(OutputFormat::Tiff) => "tiff",
+            Self::Format(format) => format.image_type().name(),
         }
     }
 
@@ -56,7 +51,7 @@ impl Target {
         match name {
             "source" => Some(Self::Source),
             "auto" => Some(Self::Auto),
-            other => crate::Format::parse(other).and_then(OutputFormat::from_requested).map(Self::Format),
+            other => crate::ImageType::from_name(other).and_then(OutputFormat::of).map(Self::Format),
         }
     }
 }

@@ -10,7 +10,7 @@
 //! ones.
 
 use proptest::{collection::vec, prelude::*, sample::select};
-use shutterbox_pipeline::{Border, Crop, Fit, Format, ParamError, Quality, Transform, params::PARAM_NAMES};
+use shutterbox_pipeline::{Border, Crop, Fit, Format, PARAMS, ParamError, Quality, Transform};
 
 const FORMATS: [Format; 8] =
     [Format::Jpeg, Format::Png, Format::Webp, Format::Avif, Format::Gif, Format::Tiff, Format::Bmp, Format::Auto];
@@ -56,7 +56,7 @@ fn check_outcome(outcome: Result<Transform, ParamError>) -> Result<(), TestCaseE
 /// A parameter name: mostly ours, sometimes a near miss or an unknown one.
 fn fuzz_name() -> impl Strategy<Value = String> {
     prop_oneof![
-        6 => select(PARAM_NAMES.to_vec()).prop_map(str::to_owned),
+        6 => select(PARAMS.map(|p| p.name).to_vec()).prop_map(str::to_owned),
         1 => select(vec!["W", "Format", "w ", " h", "blur[]", "q%00", "", "%77", "rot%3D1", "crop,"]).prop_map(str::to_owned),
         1 => "[a-z_]{0,8}",
     ]
@@ -387,7 +387,7 @@ fn permutations<T: Clone>(items: &[T]) -> Vec<Vec<T>> {
 
 fn unknown_pair() -> impl Strategy<Value = (String, String)> {
     let name = prop_oneof![
-        "[a-z_]{1,10}".prop_filter("not one of ours", |n| !PARAM_NAMES.contains(&n.as_str())),
+        "[a-z_]{1,10}".prop_filter("not one of ours", |n| !PARAMS.iter().any(|p| p.name == n.as_str())),
         select(vec!["W", "H", "Format", "FIT", "w2", "width", "quality", "utm_source", "v", "blur_", " w"])
             .prop_map(str::to_owned),
     ];

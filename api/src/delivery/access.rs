@@ -7,7 +7,7 @@
 //! parameters and thumbnails are never gated. The checks cost no I/O and run before any render or store
 //! write.
 
-use shutterbox_pipeline::{ParamError, Transform, params::PARAM_NAMES};
+use shutterbox_pipeline::{ParamError, Transform, params::param};
 
 use super::query::query_pairs;
 use super::{
@@ -106,7 +106,7 @@ impl DeliveryAccess {
         let Some(name) = preset else {
             return Ok((Transform::from_pairs(pairs.iter().cloned())?, None));
         };
-        if let Some(parameter) = pairs.iter().find_map(|(n, _)| PARAM_NAMES.iter().find(|known| **known == n)) {
+        if let Some(parameter) = pairs.iter().find_map(|(n, _)| param(n).map(|spec| &spec.name)) {
             return Err(AccessError::PresetWithParameters(parameter));
         }
         let transform = self.presets.get(name).copied().ok_or_else(|| {

@@ -10,7 +10,10 @@
 
 use std::{collections::BTreeMap, str::FromStr};
 
-use shutterbox_pipeline::{Transform, params::PARAM_NAMES};
+use shutterbox_pipeline::{
+    PARAMS, Transform,
+    params::{ParamSpec, param},
+};
 
 use super::query::query_pairs;
 
@@ -32,7 +35,7 @@ pub enum PresetsError {
     BadName(String),
     #[error("preset '{0}' is defined twice")]
     Repeated(String),
-    #[error("preset '{name}' names the unknown parameter '{parameter}' (known: {known})", known = PARAM_NAMES.join(", "))]
+    #[error("preset '{name}' names the unknown parameter '{parameter}' (known: {known})", known = PARAMS.map(|p: ParamSpec| p.name).join(", "))]
     UnknownParameter { name: String, parameter: String },
     #[error("preset '{name}': {reason}")]
     Invalid { name: String, reason: String },
@@ -60,7 +63,7 @@ impl FromStr for Presets {
                 return Err(PresetsError::BadName(name.to_owned()));
             }
             let pairs = query_pairs(query);
-            if let Some((parameter, _)) = pairs.iter().find(|(k, _)| !PARAM_NAMES.contains(&k.as_str())) {
+            if let Some((parameter, _)) = pairs.iter().find(|(k, _)| param(k).is_none()) {
                 return Err(PresetsError::UnknownParameter { name: name.to_owned(), parameter: parameter.clone() });
             }
             let transform = Transform::from_pairs(pairs)

@@ -17,7 +17,7 @@ use std::str::FromStr;
 use base64::{Engine, engine::general_purpose::URL_SAFE_NO_PAD};
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
-use shutterbox_pipeline::params::PARAM_NAMES;
+use shutterbox_pipeline::params::param;
 use subtle::ConstantTimeEq;
 
 type HmacSha256 = Hmac<Sha256>;
@@ -32,7 +32,7 @@ pub const SIGNATURE: &str = "sig";
 
 /// Whether a signature covers the parameter `name`.
 pub fn is_signed_param(name: &str) -> bool {
-    PARAM_NAMES.contains(&name) || name == PRESET || name == EXPIRES
+    param(name).is_some() || name == PRESET || name == EXPIRES
 }
 
 /// Why a URL's signature was refused (every one is a 403).
