@@ -12,15 +12,18 @@
 #    Release mode with overflow checks (`-O`, RUSTFLAGS=-Coverflow-checks), not cargo-fuzz's default of debug
 #    assertions: avif-parse `debug_assert`s on a malformed box before returning the error, which every
 #    profile of ours turns off (the root Cargo.toml), so with them on the first damaged AVIF stops the run.
-#    The first build compiles those C libraries again (10+ minutes); later ones reuse fuzz/target/.
+#    The first build compiles those C libraries again, but for libaom when the test build has one to link
+#    (below); later ones reuse fuzz/target/.
 # 3. Runs each target for FUZZ_SECONDS on a copy of its checked-in corpus (fuzz/corpus/<target>), so a
-#    run never changes the repository, with one libFuzzer process (-rss_limit_mb=2048 -timeout=10).
+#    run never changes the repository, with one libFuzzer process (-rss_limit_mb=2048 -timeout=10); as many
+#    targets at once as there are cores (FUZZ_JOBS).
 # 4. Exits non-zero if any target crashed, panicked, timed out or ran out of memory, after printing the
 #    input libFuzzer saved (fuzz/artifacts/<target>/, git-ignored) and the command that reproduces it.
 #
-# Environment: FUZZ_SECONDS (per target, default 60), FUZZ_SEED (libFuzzer's -seed, default 1, so a CI run
-# repeats the same mutations and fails or passes the same way; 0 lets libFuzzer pick one, for exploring
-# beyond CI's runs), FUZZ_SANITIZER (address or none, default address),
+# Environment: FUZZ_SECONDS (per target, default 60), FUZZ_JOBS (targets at once, default one per core),
+# FUZZ_SEED (libFuzzer's -seed, default 1, so a CI run repeats the same mutations and fails or passes the
+# same way; 0 lets libFuzzer pick one, for exploring beyond CI's runs), FUZZ_SANITIZER (address or none,
+# default address),
 # CARGO_FUZZ_VERSION (the cargo-fuzz to install, default 0.13.2). Needs cargo, cmake and nasm (.ci/run
 # installs them), like the main build.
 set -euo pipefail
@@ -46,24 +49,55 @@ trap 'rm -rf "$work"' EXIT
 # Artifacts newer than this are this run's.
 touch "$work/started"
 
+# libaom, the largest of the C libraries, is built once per CI run: the test build's copy (optimised like a
+# release build, scripts/build-tools/cmake) is linked here too when there is one, through libaom-sys's own
+# switch for a prebuilt library. It is not instrumented either way (see 2.).
+for out in $(ls -td "${CARGO_TARGET_DIR:-$PWD/target}"/debug/build/libaom-sys-*/out 2>/dev/null); do
+  if [[ -f $out/lib/libaom.a ]] && grep -q '^CMAKE_BUILD_TYPE:STRING=Release$' "$out/build/CMakeCache.txt" 2>/dev/null; then
+    export LIB_AOM_STATIC_LIB_PATH=$out/lib LIB_AOM_INCLUDE_PATH=$out/include LIB_AOM_PKG_CONFIG_PATH=$out/lib/pkgconfig
+    echo "== linking the test build's libaom ($out)" >&2
+    break
+  fi
+done
+
 echo "== cargo fuzz build ${build[*]}" >&2
 # All targets in one cargo build (they share every dependency); `cargo fuzz run` below then finds them built.
 (cd fuzz && cargo fuzz build "${build[@]}" >&2)
 
-failed=()
-for target in "${targets[@]}"; do
-  corpus=$work/corpus/$target
+# One target's run, its libFuzzer output in $work/<target>.log and its exit status in $work/<target>.status.
+fuzz_target() {
+  local target=$1 corpus=$work/corpus/$1 status=0
   mkdir -p "$corpus" "fuzz/artifacts/$target"
   cp -R "fuzz/corpus/$target/." "$corpus/"
-  dict=()
+  local dict=()
   [[ -f fuzz/dict/$target.dict ]] && dict=("-dict=$PWD/fuzz/dict/$target.dict")
   echo "== fuzzing $target for ${seconds}s ($(find "$corpus" -type f | wc -l) inputs to start from)" >&2
-  status=0
   (cd fuzz && cargo fuzz run "${build[@]}" "$target" "$corpus" -- \
     -max_total_time="$seconds" -seed="$seed" -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 "${dict[@]}") \
     >"$work/$target.log" 2>&1 || status=$?
+  echo "$status" >"$work/$target.status"
+}
+
+# Targets run side by side, one per core (FUZZ_JOBS): each libFuzzer process is single-threaded, so every
+# target still gets its FUZZ_SECONDS of a whole core, in half the wall time on two.
+jobs=${FUZZ_JOBS:-$(nproc)}
+running=0
+for target in "${targets[@]}"; do
+  if ((running >= jobs)); then
+    wait -n || true
+    running=$((running - 1))
+  fi
+  fuzz_target "$target" &
+  running=$((running + 1))
+done
+wait
+
+failed=()
+for target in "${targets[@]}"; do
+  echo "== $target" >&2
   grep -E '^(Done [0-9]+ runs|stat::(number_of_executed_units|average_exec_per_sec|peak_rss_mb))' "$work/$target.log" >&2 || true
-  if ((status != 0)); then
+  status=$(cat "$work/$target.status" 2>/dev/null || echo "no status")
+  if [[ $status != 0 ]]; then
     failed+=("$target")
     echo "!! $target failed (exit $status); the end of libFuzzer's output:" >&2
     tail -n 40 "$work/$target.log" >&2
