@@ -129,7 +129,9 @@ async fn a_duplicate_job_renders_once() {
     app.wait_for_jobs(1).await;
     assert_eq!(app.job_metric("shutterbox_job_renders_total").await, 1, "the thumbnail");
 
-    // The same job delivered twice at once, as an at-least-once queue may (bypassing enqueue's dedupe).
+    // The same job delivered twice at once, as an at-least-once queue may (bypassing enqueue's dedupe). It
+    // is written into the stream as the versions before the typed jobs wrote it (`job` = this JSON beside
+    // `attempt`), so this also shows a job queued before an upgrade run by the new worker process.
     let job = json!({"kind": "render_variant", "file_id": id, "query": "w=5", "target": "source"}).to_string();
     let mut redis = app.redis().await;
     for _ in 0..2 {
