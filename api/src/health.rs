@@ -62,6 +62,12 @@ pub async fn metrics(state: Data<&Arc<AppState>>) -> poem::Response {
     ] {
         let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} counter\n{name} {value}");
     }
+    let _ = writeln!(
+        out,
+        "# HELP shutterbox_variants_storing Variants rendered for a request, served, and still being stored.\n\
+         # TYPE shutterbox_variants_storing gauge\nshutterbox_variants_storing {}",
+        stats.storing.load(Ordering::Relaxed)
+    );
     let admission = state.variants.admission();
     let _ = writeln!(
         out,

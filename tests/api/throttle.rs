@@ -54,7 +54,11 @@ async fn renders_beyond_an_addresss_budget_are_429_and_what_exists_is_always_ser
     // What needs no render of this client's: variants in memory or stored (on either node), the
     // original, the thumbnail, and a variant a job rendered.
     let stored = || app.stored_objects(&file_id(&file)).iter().filter(|path| path.contains("/v/")).count();
-    eventually(10, "the thumbnail and three variants stored", || async { stored() == 4 }).await;
+    // Stored means recorded too: the object is written before its record.
+    eventually(10, "the thumbnail and three variants stored", || async {
+        stored() == 4 && app.metric("shutterbox_variants_storing").await == 0
+    })
+    .await;
     for w in 1..=3 {
         let again = format!("{url}?w={w}&utm={w}");
         for _ in 0..app.nodes.len() {

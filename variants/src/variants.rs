@@ -54,6 +54,8 @@ pub struct VariantStats {
     pub stored_hits: AtomicU64,
     pub hits: AtomicU64,
     pub misses: AtomicU64,
+    /// Variants a request rendered and served that are still being stored in the background (a gauge).
+    pub storing: AtomicU64,
 }
 
 /// The variants of every file: cached, stored, rendered once.
@@ -216,12 +218,13 @@ impl Variants {
         };
         self.stats.renders.fetch_add(1, Ordering::Relaxed);
         let rendered = self.renderer.render(file, spec, Priority::Request).await;
-        let (renderer, mut kept) = (self.renderer.clone(), rendered.as_ref().ok().cloned());
+        let (renderer, stats, mut kept) = (self.renderer.clone(), self.stats.clone(), rendered.as_ref().ok().cloned());
         let room = kept.as_ref().and_then(|variant| self.backlog.reserve(variant.bytes.len()));
         if kept.is_some() && room.is_none() {
             self.renderer.store_stats.not_stored_backlog.fetch_add(1, Ordering::Relaxed);
             kept = None;
         }
+        stats.storing.fetch_add(1, Ordering::Relaxed);
         tokio::spawn(async move {
             let _room = room;
             if let Some(kept) = kept
@@ -234,6 +237,7 @@ impl Variants {
             if let Some(held) = held {
                 held.release().await;
             }
+            stats.storing.fetch_sub(1, Ordering::Relaxed);
         });
         Ok(Arc::new(rendered?))
     }
