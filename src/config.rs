@@ -155,6 +155,12 @@ pub struct RenderLimits {
     #[arg(long, env = "SHUTTERBOX_MAX_SOURCE_FRAMES", default_value_t = 10_000,
           value_parser = clap::value_parser!(u32).range(1..))]
     pub max_source_frames: u32,
+
+    /// Most source pixels one animated render decodes, summed over its frames (width × height × frames),
+    /// checked against the headers before the first frame is decoded (more → 400 naming it).
+    #[arg(long, env = "SHUTTERBOX_MAX_ANIMATION_PIXELS", default_value_t = shutterbox_pipeline::DEFAULT_MAX_ANIMATION_PIXELS,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_animation_pixels: u64,
 }
 
 impl Default for RenderLimits {
@@ -164,6 +170,7 @@ impl Default for RenderLimits {
             max_source_pixels: options.max_pixels,
             max_output_pixels: options.max_output_pixels,
             max_source_frames: options.max_frames,
+            max_animation_pixels: options.max_animation_pixels,
         }
     }
 }
@@ -174,6 +181,7 @@ impl RenderLimits {
             max_pixels: self.max_source_pixels,
             max_output_pixels: self.max_output_pixels,
             max_frames: self.max_source_frames,
+            max_animation_pixels: self.max_animation_pixels,
             ..RenderOptions::default()
         }
     }

@@ -366,7 +366,7 @@ fn public_routes(transformation_params: &[Value]) -> Vec<(String, Value)> {
                 "tags": [DELIVERY_TAG],
                 "summary": "Deliver a file's thumbnail",
                 "description": "The file's `secureThumbnailUrl`: a 256×256 WebP centre crop (`w=256&h=256&\
-                    fit=cover&q=80`; smaller images are not enlarged), rendered by a job queued at confirm. \
+                    fit=cover&q=80&anim=false`; smaller images are not enlarged; an animation's first frame), rendered by a job queued at confirm. \
                     Files without a picture of their own (non-images, SVG, undecodable images) get a PNG \
                     placeholder for their type. Also answers `HEAD`.",
                 "security": [],

@@ -10,7 +10,7 @@ use std::{borrow::Cow, io::Cursor};
 
 use image::{DynamicImage, GrayImage, ImageFormat, RgbImage};
 
-use crate::{PipelineError, image_type::ImageType, params::Format};
+use crate::{PipelineError, image_type::ImageType, params::Format, yuv::Yuv420};
 
 /// Formats the pipeline writes (`bmp` is never encoded: it means "the original").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -141,38 +141,6 @@ fn encode_jpeg(image: &DynamicImage, quality: u8) -> Result<Vec<u8>, PipelineErr
     compressor.compress_to_vec(image).map_err(PipelineError::internal)
 }
 
-/// A 4:2:0 picture in JFIF's full-range YCbCr, in libjpeg-turbo's plane layout (`align` 1): luma at
-/// `width × height` rounded up to even sides (an odd side's extra column or row repeats the last), then
-/// each chroma plane at half that.
-pub(crate) struct Yuv420<'a> {
-    pub pixels: &'a [u8],
-    pub width: u32,
-    pub height: u32,
-}
-
-/// The planes of a `Yuv420`: luma rows `luma_stride` long (the width rounded up to even), chroma rows half
-/// that.
-pub(crate) struct YuvPlanes<'a> {
-    pub y: &'a [u8],
-    pub u: &'a [u8],
-    pub v: &'a [u8],
-    pub luma_stride: usize,
-}
-
-impl Yuv420<'_> {
-    /// The planes, or `None` when `pixels` is not the layout of a picture of this size.
-    pub(crate) fn planes(&self) -> Option<YuvPlanes<'_>> {
-        let luma = ((self.width as usize).next_multiple_of(2), (self.height as usize).next_multiple_of(2));
-        let (luma_len, chroma_len) = (luma.0 * luma.1, luma.0 * luma.1 / 4);
-        if luma_len == 0 || self.pixels.len() != luma_len + 2 * chroma_len {
-            return None;
-        }
-        let (y, chroma) = self.pixels.split_at(luma_len);
-        let (u, v) = chroma.split_at(chroma_len);
-        Some(YuvPlanes { y, u, v, luma_stride: luma.0 })
-    }
-}
-
 /// Encodes a 4:2:0 picture straight from its planes as a JPEG or a WebP at `quality`, with the settings
 /// `encode` uses for either: no conversion to RGB and back, and chroma as the planes hold it. Other
 /// formats are not 4:2:0 here and are an internal error.
@@ -199,7 +167,7 @@ pub(crate) fn encode_yuv420(picture: &Yuv420<'_>, format: OutputFormat, quality:
 }
 
 /// `OutputTooLarge` when `format` cannot store a `width × height` image.
-fn check_size(format: OutputFormat, width: u32, height: u32) -> Result<(), PipelineError> {
+pub(crate) fn check_size(format: OutputFormat, width: u32, height: u32) -> Result<(), PipelineError> {
     match format.max_side() {
         Some(max_side) if width > max_side || height > max_side => {
             Err(PipelineError::OutputTooLarge { format, width, height, max_side })
@@ -261,14 +229,25 @@ fn encodable(image: &DynamicImage, format: OutputFormat) -> Cow<'_, DynamicImage
 /// NeuQuant's sampling for the GIF palette: 10, the gif crate's "good compromise", instead of the `image`
 /// crate's default of 1 (every pixel), which took 19.3 s for a 12-megapixel frame against 4.3 s at 10
 /// (BENCHMARKS.md, "Other measurements").
-const GIF_SPEED: i32 = 10;
+pub(crate) const GIF_SPEED: i32 = 10;
 
 fn encode_gif(image: &DynamicImage) -> Result<Vec<u8>, PipelineError> {
+    let mut rgba = image.to_rgba8();
+    gif_transparency(&mut rgba);
     let mut out = Vec::new();
     image::codecs::gif::GifEncoder::new_with_speed(&mut out, GIF_SPEED)
-        .encode(image.as_bytes(), image.width(), image.height(), image.color().into())
+        .encode(rgba.as_raw(), rgba.width(), rgba.height(), image::ExtendedColorType::Rgba8)
         .map_err(PipelineError::internal)?;
     Ok(out)
+}
+
+/// GIF's transparency is all or nothing: a pixel less than half opaque becomes transparent, the rest
+/// opaque (as libvips writes a GIF). The gif crate would make every pixel with any opacity at all fully
+/// opaque, its colour showing as a fringe where an edge was antialiased or blurred.
+pub(crate) fn gif_transparency(rgba: &mut image::RgbaImage) {
+    for pixel in rgba.pixels_mut() {
+        pixel.0 = if pixel.0[3] < 128 { [0, 0, 0, 0] } else { [pixel.0[0], pixel.0[1], pixel.0[2], 255] };
+    }
 }
 
 fn write_with(image: &DynamicImage, format: ImageFormat) -> Result<Vec<u8>, PipelineError> {
@@ -280,7 +259,7 @@ fn write_with(image: &DynamicImage, format: ImageFormat) -> Result<Vec<u8>, Pipe
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::decode::{SourceFormat, decode};
+    use crate::{decode::decode, source::SourceFormat};
     use image::RgbaImage;
 
     fn sample(alpha: bool) -> DynamicImage {

@@ -8,7 +8,7 @@
 //! and the sample count of an AVIF image sequence's tracks. A file cut short counts the frames seen so far:
 //! the decoder reports the damage itself.
 
-use crate::{PipelineError, decode::SourceFormat};
+use crate::{PipelineError, source::SourceFormat};
 
 /// More frames than any real animation has (ten minutes at 16 frames a second).
 pub const DEFAULT_MAX_FRAMES: u32 = 10_000;
@@ -94,6 +94,30 @@ fn count_apng(bytes: &[u8], limit: u64) -> u64 {
         at = at.saturating_add(12).saturating_add(len);
     }
     declared.max(controls)
+}
+
+/// How many times a GIF plays, as libvips reads it (`Loops`): the loop count of its NETSCAPE2.0 (or
+/// ANIMEXTS1.0) application extension before the first image, 0 meaning for ever; 1 when there is none.
+pub(crate) fn gif_loops(bytes: &[u8]) -> u16 {
+    if bytes.len() < 13 {
+        return 1;
+    }
+    let mut at = 13 + color_table_len(bytes[10]);
+    while let Some(&block) = bytes.get(at) {
+        if block != 0x21 {
+            break;
+        }
+        let application = bytes.get(at + 1) == Some(&0xFF) && bytes.get(at + 2) == Some(&11);
+        let name = bytes.get(at + 3..at + 14);
+        if application
+            && (name == Some(b"NETSCAPE2.0") || name == Some(b"ANIMEXTS1.0"))
+            && let Some(&[3, 1, low, high]) = bytes.get(at + 14..at + 18)
+        {
+            return u16::from_le_bytes([low, high]);
+        }
+        at = skip_sub_blocks(bytes, at + 2);
+    }
+    1
 }
 
 /// Bytes of the color table announced by a packed-fields byte (bit 7: present; bits 0–2: size).

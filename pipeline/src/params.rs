@@ -1,5 +1,5 @@
 //! Transformation parameters (docs/transformations.md): `format`, `w`, `h`, `fit`, `q`, `blur`, `sharp`, `gray`,
-//! `rot`, `border`, `crop`. Parsing validates each against its range and yields a `Transform` whose
+//! `rot`, `border`, `crop`, `anim`. Parsing validates each against its range and yields a `Transform` whose
 //! `canonical()` text fills in defaults and fixes the order, so two URLs asking for the same output share one
 //! cache entry. Unknown parameters are ignored (and never reach the cache key); a repeated parameter is an
 //! error rather than a guess at which one was meant.
@@ -175,6 +175,8 @@ pub struct Transform {
     pub rotation: u16,
     pub border: Option<Border>,
     pub crop: Option<Crop>,
+    /// `anim=false`: the first frame of an animation, as a still, whatever the output format.
+    pub still: bool,
 }
 
 /// What a parameter's value is: what the parser accepts, and what the API documents (the OpenAPI document,
@@ -208,7 +210,7 @@ pub struct ParamSpec {
 /// a row here and its arm in `Transform::apply` (plus its step in the pipeline); the tests that hold the
 /// parser, the transform-url body, the OpenAPI document and docs/transformations.md to this table fail
 /// until every place knows it.
-pub const PARAMS: [ParamSpec; 11] = [
+pub const PARAMS: [ParamSpec; 12] = [
     ParamSpec { name: "format", kind: ParamKind::OneOf { values: Format::names } },
     ParamSpec { name: "w", kind: ParamKind::Integer { min: 1, max: MAX_DIMENSION as i64 } },
     ParamSpec { name: "h", kind: ParamKind::Integer { min: 1, max: MAX_DIMENSION as i64 } },
@@ -220,6 +222,7 @@ pub const PARAMS: [ParamSpec; 11] = [
     ParamSpec { name: "rot", kind: ParamKind::Integer { min: -360, max: 360 } },
     ParamSpec { name: "border", kind: ParamKind::Border },
     ParamSpec { name: "crop", kind: ParamKind::Crop },
+    ParamSpec { name: "anim", kind: ParamKind::Boolean },
 ];
 
 /// The parameter named `name`, if it is one.
@@ -366,6 +369,7 @@ impl Transform {
             "rot" => self.rotation = integer(spec, value)?.rem_euclid(360) as u16,
             "border" => self.border = Some(border(spec, value)?),
             "crop" => self.crop = Some(crop(spec, value)?),
+            "anim" => self.still = !boolean(spec, value)?,
             // Every row has its arm (`every_parameter_is_parsed`).
             _ => {}
         }
@@ -409,6 +413,10 @@ impl Transform {
                 let _ = write!(out, "&crop={x},{y},{width},{height}");
             }
             None => out.push_str("&crop=-"),
+        }
+        // Only when asked for, so the keys of every variant made before `anim` existed stay what they were.
+        if self.still {
+            out.push_str("&anim=0");
         }
         out
     }
@@ -455,6 +463,9 @@ impl Transform {
         }
         if let Some(Crop { x, y, width, height }) = self.crop {
             pairs.push(format!("crop={x},{y},{width},{height}"));
+        }
+        if self.still {
+            pairs.push("anim=false".to_owned());
         }
         pairs.join("&")
     }

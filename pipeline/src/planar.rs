@@ -21,141 +21,67 @@
 //! else libjpeg-turbo.
 
 use fast_image_resize::{PixelType, ResizeOptions, Resizer, images::Image, images::ImageRef};
-use image::{DynamicImage, RgbImage, metadata::Orientation};
-use turbojpeg::{Colorspace, Decompressor, ScalingFactor, Subsamp, YuvImage};
+use image::{DynamicImage, RgbImage};
+use turbojpeg::{Decompressor, ScalingFactor, Subsamp, YuvImage};
 
 use crate::{
     PipelineError,
-    decode::{SourceFormat, check_budget},
-    encode::{OutputFormat, Yuv420, encode_yuv420},
-    geometry::{Rect, ResizePlan, Size, plan_resize},
+    encode::{OutputFormat, encode_yuv420},
+    geometry::{Rect, ResizePlan, Size},
     ops::lanczos3_resize,
-    params::{Quality, Transform},
-    render::{RenderOptions, Rendered, Target, choose_auto_format, shrink_on_load, source_output},
+    params::Quality,
+    plan::RenderPlan,
+    render::Rendered,
     split_jpeg,
+    steps::Step,
+    yuv::Yuv420,
 };
 
-/// Renders `source` through the planar path, or `None` when the request or the file does not qualify
-/// (then nothing has been decoded yet, bar the header).
-pub(crate) fn render(
-    source: &[u8],
-    transform: &Transform,
-    target: Target,
-    options: &RenderOptions,
-) -> Option<Result<Rendered, PipelineError>> {
-    let Quality::Value(quality) = transform.quality else { return None };
-    // The source is a JPEG: what its `Source` and `Auto` outputs are, `render` decides.
-    let format = match target {
-        Target::Source => source_output(SourceFormat::Jpeg),
-        Target::Auto => choose_auto_format(SourceFormat::Jpeg),
-        Target::Format(format) => format,
-    };
-    if !matches!(format, OutputFormat::Jpeg | OutputFormat::Webp)
-        || transform.blur.is_some()
-        || transform.sharp
-        || transform.gray
-        || transform.border.is_some()
-    {
-        return None;
-    }
-    let (mut decompressor, full, planned) = qualify(source, transform, options, false)?;
-    // A file libjpeg-turbo will not decode this way goes the general way, which has its own fallback
-    // decoder and reports failures as it always has.
-    let decoded = decode_planes(source, &mut decompressor, planned.shrink, full, options.parallel).ok()?;
-    Some(resize_and_encode(&decoded, planned.scaled, planned.kept, format, quality, options.parallel))
+/// Renders `source` through the planar path the plan chose (`RenderPath::Planar`), or `None` when
+/// libjpeg-turbo will not decode the file this way after all (the general path, which has its own
+/// fallback decoder, then renders it and reports failures as it always has).
+pub(crate) fn render(source: &[u8], plan: &RenderPlan, parallel: bool) -> Option<Result<Rendered, PipelineError>> {
+    let planned = PlanarPlan::of(plan)?;
+    let Quality::Value(quality) = plan.quality else { return None };
+    let decoded = decode_planes(source, planned.shrink, plan.full, parallel).ok()?;
+    Some(resize_and_encode(&decoded, planned.scaled, planned.kept, plan.output, quality, parallel))
 }
 
-/// The first steps of the general path for a 4:2:0 JPEG whose first change of scale is the resize (no
-/// `crop`, no `rot`, no EXIF rotation): decoded (shrunk on load) into planes, each plane resized to the
-/// kept part of the scaled image (chroma straight from its half-size plane, so it is never upsampled
-/// at the decoded size), then converted to RGB at the output size, and padded as `contain` pads. What
-/// decode, resize and `ops::resize`'s padding give on the general path, within resampling rounding, for
-/// a fraction of the work: at 1/4 or 1/8 the decoding is `split_jpeg`'s, and the colour conversion
-/// touches only output pixels. `None` when the file or the request does not qualify, and when the
-/// output would need more chroma detail than the decoded planes hold: their chroma is at half the decoded
-/// size (libjpeg-turbo decodes it at full size when it shrinks on load to RGB), which a JPEG or a WebP
-/// (`target`), subsampling chroma to half the output size, never needs, but a 4:4:4 output scaled above
-/// half the decoded size would.
+/// The first step of a plan that takes `RenderPath::PlanarThenRgb`, its resize: the JPEG decoded (shrunk
+/// on load) into planes, each plane resized to the kept part of the scaled image (chroma straight from its
+/// half-size plane, so it is never upsampled at the decoded size), then converted to RGB at the output
+/// size, and padded as `contain` pads. What decode and resize give on the general path, within resampling
+/// rounding, for a fraction of the work: at 1/4 or 1/8 the decoding is `split_jpeg`'s, and the colour
+/// conversion touches only output pixels. `None` when libjpeg-turbo will not decode the file this way.
 pub(crate) fn resized_rgb(
     source: &[u8],
-    transform: &Transform,
-    target: Target,
-    options: &RenderOptions,
+    plan: &RenderPlan,
+    parallel: bool,
 ) -> Option<Result<DynamicImage, PipelineError>> {
-    let (mut decompressor, full, planned) = qualify(source, transform, options, true)?;
-    // The source is a JPEG: `Source` is a JPEG and `Auto` a WebP.
-    let subsampled =
-        matches!(target, Target::Source | Target::Auto | Target::Format(OutputFormat::Jpeg | OutputFormat::Webp));
-    let factor = if planned.shrink > 1 { ScalingFactor::new(1, planned.shrink) } else { ScalingFactor::ONE };
-    let chroma = (factor.scale(full.width as usize).div_ceil(2), factor.scale(full.height as usize).div_ceil(2));
-    let needed = |side: u32| (if subsampled { side.div_ceil(2) } else { side }) as usize;
-    if needed(planned.scaled.width) > chroma.0 || needed(planned.scaled.height) > chroma.1 {
-        return None;
-    }
-    let decoded = decode_planes(source, &mut decompressor, planned.shrink, full, options.parallel).ok()?;
+    let planned = PlanarPlan::of(plan)?;
+    let decoded = decode_planes(source, planned.shrink, plan.full, parallel).ok()?;
     Some(
-        resize_to_rgb(&decoded, planned.scaled, planned.kept, options.parallel)
-            .map(|rgb| crate::ops::pad(DynamicImage::ImageRgb8(rgb), &planned.plan)),
+        resize_to_rgb(&decoded, planned.scaled, planned.kept, parallel)
+            .map(|rgb| crate::ops::pad(DynamicImage::ImageRgb8(rgb), &planned.resize)),
     )
 }
 
-/// What both planar paths require of the file and the request: a baseline 4:2:0 YCbCr JPEG with no
-/// EXIF rotation, within the limits, resized with no `crop` or `rot` before it; `padded` when a
-/// `contain` that pads may be taken. Reads the header only.
-fn qualify(
-    source: &[u8],
-    transform: &Transform,
-    options: &RenderOptions,
-    padded: bool,
-) -> Option<(Decompressor, Size, PlanarPlan)> {
-    if SourceFormat::detect(source) != Some(SourceFormat::Jpeg)
-        || (transform.width.is_none() && transform.height.is_none())
-        || transform.crop.is_some()
-        || transform.rotation != 0
-    {
-        return None;
-    }
-    let mut decompressor = Decompressor::new().ok()?;
-    let header = decompressor.read_header(source).ok()?;
-    if header.subsamp != Subsamp::Sub2x2 || header.colorspace != Colorspace::YCbCr || header.is_lossless {
-        return None;
-    }
-    let (width, height) = (u32::try_from(header.width).ok()?, u32::try_from(header.height).ok()?);
-    let full = Size::new(width, height);
-    if check_budget(width, height, options.max_pixels).is_err() || options.check_output(transform, full).is_err() {
-        // The general path reports these.
-        return None;
-    }
-    if crate::decode::jpeg_orientation(source) != Orientation::NoTransforms {
-        return None;
-    }
-    let planned = PlanarPlan::new(transform, full, padded)?;
-    Some((decompressor, full, planned))
-}
-
-/// What the planar path does for a request on a `full`-sized JPEG: decode at 1/`shrink`, scale the planes
-/// so the whole image would be `scaled`, and keep `kept` of that. `None` when the resize is not one the
-/// planar path does (no scaling, or `contain` padding unless `padded`).
+/// What the planar paths do for a plan whose first step is a resize: decode at 1/`shrink`, scale the planes
+/// so the whole image would be `scaled`, and keep `kept` of that.
 #[derive(Debug, Clone, Copy)]
 struct PlanarPlan {
     shrink: usize,
     scaled: Size,
     kept: Rect,
-    /// The resize plan all of it comes from (its padding is what `contain` adds after).
-    plan: ResizePlan,
+    /// The resize all of it comes from (its padding is what `contain` adds after).
+    resize: ResizePlan,
 }
 
 impl PlanarPlan {
-    fn new(transform: &Transform, full: Size, padded: bool) -> Option<Self> {
-        let plan = plan_resize(full.width, full.height, transform.width, transform.height, transform.fit);
-        if !plan.scales() || (!padded && plan.padding.is_some_and(|p| !p.is_zero())) {
-            return None;
-        }
-        let kept = plan.crop.unwrap_or(Rect { x: 0, y: 0, width: plan.scaled.width, height: plan.scaled.height });
-        if kept.width == 0 || kept.height == 0 {
-            return None;
-        }
-        Some(Self { shrink: shrink_on_load(transform, full) as usize, scaled: plan.scaled, kept, plan })
+    fn of(plan: &RenderPlan) -> Option<Self> {
+        let Some(Step::Resize(resize)) = plan.steps.first() else { return None };
+        let kept = resize.crop.unwrap_or(Rect { x: 0, y: 0, width: resize.scaled.width, height: resize.scaled.height });
+        Some(Self { shrink: plan.shrink as usize, scaled: resize.scaled, kept, resize: *resize })
     }
 }
 
@@ -214,13 +140,7 @@ impl PlaneViews<'_> {
     }
 }
 
-fn decode_planes(
-    source: &[u8],
-    decompressor: &mut Decompressor,
-    shrink: usize,
-    full: Size,
-    parallel: bool,
-) -> Result<DecodedPlanes, turbojpeg::Error> {
+fn decode_planes(source: &[u8], shrink: usize, full: Size, parallel: bool) -> Result<DecodedPlanes, turbojpeg::Error> {
     let factor = if shrink > 1 { ScalingFactor::new(1, shrink) } else { ScalingFactor::ONE };
     let (width, height) = (factor.scale(full.width as usize), factor.scale(full.height as usize));
     // At 1/4 and 1/8, where entropy decoding is nearly all the work, two threads share it when there is a
@@ -231,6 +151,8 @@ fn decode_planes(
     {
         return Ok(DecodedPlanes { pixels: planes.pixels, width, height });
     }
+    let mut decompressor = Decompressor::new()?;
+    decompressor.read_header(source)?;
     decompressor.set_scaling_factor(factor)?;
     let mut pixels = vec![0u8; turbojpeg::yuv_pixels_len(width, 1, height, Subsamp::Sub2x2)?];
     let image = YuvImage { pixels: &mut pixels[..], width, align: 1, height, subsamp: Subsamp::Sub2x2 };
@@ -448,7 +370,58 @@ mod tests {
     use image::{DynamicImage, Rgb, RgbImage};
 
     use super::*;
-    use crate::{params::Fit, render::RenderOptions};
+    use crate::{
+        options::RenderOptions,
+        params::{Fit, Transform},
+        plan::{RenderPath, Target},
+        source::{Probe, SourceFormat},
+    };
+
+    /// The plan for `transform` of `source`, when it takes one of `paths`.
+    fn plan_taking(
+        source: &[u8],
+        transform: &Transform,
+        target: Target,
+        options: &RenderOptions,
+        paths: &[RenderPath],
+    ) -> Option<RenderPlan> {
+        let probe = Probe::read(source, options).ok()?;
+        RenderPlan::new(&probe, transform, target, options).ok().filter(|plan| paths.contains(&plan.path))
+    }
+
+    /// What the planar paths would do for `transform` on a JPEG of `full` size, when the resize scales.
+    fn planned(transform: &Transform, full: Size) -> Option<PlanarPlan> {
+        let resize =
+            crate::geometry::plan_resize(full.width, full.height, transform.width, transform.height, transform.fit);
+        let kept = resize.crop.unwrap_or(Rect { x: 0, y: 0, width: resize.scaled.width, height: resize.scaled.height });
+        if !resize.scales() || kept.width == 0 || kept.height == 0 {
+            return None;
+        }
+        let shrink = crate::plan::shrink_on_load(transform, full) as usize;
+        Some(PlanarPlan { shrink, scaled: resize.scaled, kept, resize })
+    }
+
+    /// The planar render, when the plan takes it.
+    fn render_planar(
+        source: &[u8],
+        transform: &Transform,
+        target: Target,
+        options: &RenderOptions,
+    ) -> Option<Result<Rendered, PipelineError>> {
+        let plan = plan_taking(source, transform, target, options, &[RenderPath::Planar])?;
+        render(source, &plan, options.parallel)
+    }
+
+    /// The planar steps into RGB, when the plan takes a planar path (both start with them).
+    fn rgb_steps(
+        source: &[u8],
+        transform: &Transform,
+        target: Target,
+        options: &RenderOptions,
+    ) -> Option<Result<DynamicImage, PipelineError>> {
+        let plan = plan_taking(source, transform, target, options, &[RenderPath::Planar, RenderPath::PlanarThenRgb])?;
+        resized_rgb(source, &plan, options.parallel)
+    }
 
     fn jpeg(w: u32, h: u32, subsamp: Subsamp) -> Vec<u8> {
         let image = RgbImage::from_fn(w, h, |x, y| {
@@ -476,12 +449,13 @@ mod tests {
     }
 
     fn planar_as_result(source: &[u8], query: &str, target: Target) -> Result<Rendered, PipelineError> {
-        render(source, &Transform::from_query(query).unwrap(), target, &RenderOptions::default())
+        render_planar(source, &Transform::from_query(query).unwrap(), target, &RenderOptions::default())
             .unwrap_or_else(|| panic!("{query} as {target:?} qualifies"))
     }
 
     fn planar_as(source: &[u8], query: &str, target: Target) -> Option<Rendered> {
-        render(source, &Transform::from_query(query).unwrap(), target, &RenderOptions::default()).map(Result::unwrap)
+        render_planar(source, &Transform::from_query(query).unwrap(), target, &RenderOptions::default())
+            .map(Result::unwrap)
     }
 
     /// Mean absolute difference per sample between two same-sized images.
@@ -593,10 +567,10 @@ mod tests {
             let transform = Transform::from_query(query).unwrap();
             for parallel in [false, true] {
                 let options = RenderOptions { parallel, ..RenderOptions::default() };
-                let ours = resized_rgb(source, &transform, Target::Format(OutputFormat::Webp), &options)
+                let ours = rgb_steps(source, &transform, Target::Format(OutputFormat::Webp), &options)
                     .unwrap_or_else(|| panic!("{query} qualifies"))
                     .unwrap();
-                let (reference, _) = crate::render::decode_and_resize(source, &transform, &options).unwrap();
+                let reference = crate::render::decode_and_resize(source, &transform, &options).unwrap();
                 assert_eq!((ours.width(), ours.height()), (reference.width(), reference.height()), "{query}");
                 assert_eq!(ours.color(), reference.color(), "{query}");
                 let luma = mean_difference(ours.to_luma8().as_raw(), reference.to_luma8().as_raw());
@@ -608,15 +582,15 @@ mod tests {
         let webp = Target::Format(OutputFormat::Webp);
         for query in ["w=100&crop=0,0,100,100", "w=100&rot=90", "q=50", "blur=2"] {
             let transform = Transform::from_query(query).unwrap();
-            assert!(resized_rgb(&odd, &transform, webp, &RenderOptions::default()).is_none(), "{query}");
+            assert!(rgb_steps(&odd, &transform, webp, &RenderOptions::default()).is_none(), "{query}");
         }
         let four_four_four = jpeg(300, 200, Subsamp::None);
         let transform = Transform::from_query("w=100").unwrap();
-        assert!(resized_rgb(&four_four_four, &transform, webp, &RenderOptions::default()).is_none());
+        assert!(rgb_steps(&four_four_four, &transform, webp, &RenderOptions::default()).is_none());
         // A 4:4:4 output needs chroma at its full size: taken only at most half the decoded size.
         let png = Target::Format(OutputFormat::Png);
         let at =
-            |query: &str| resized_rgb(&large, &Transform::from_query(query).unwrap(), png, &RenderOptions::default());
+            |query: &str| rgb_steps(&large, &Transform::from_query(query).unwrap(), png, &RenderOptions::default());
         assert!(at("w=100&h=100&fit=cover").is_none(), "1/8: 200x150 decoded, 133x100 scaled");
         assert!(at("w=120").is_none(), "1/8: 200x150 decoded, 120x90");
         assert!(at("w=100").is_some_and(|r| r.is_ok()), "1/8: 200x150 decoded, 100x75");
@@ -663,8 +637,8 @@ mod tests {
         for target in [Target::Source, Target::Format(OutputFormat::Webp)] {
             for query in ["w=400&q=85", "w=150&h=150&fit=cover&q=85", "w=801&q=70", "h=97&q=90"] {
                 let transform = Transform::from_query(query).unwrap();
-                let two = render(&source, &transform, target, &RenderOptions::default()).unwrap().unwrap();
-                let one = render(&source, &transform, target, &single).unwrap().unwrap();
+                let two = render_planar(&source, &transform, target, &RenderOptions::default()).unwrap().unwrap();
+                let one = render_planar(&source, &transform, target, &single).unwrap().unwrap();
                 assert!(one.bytes == two.bytes, "{query} as {target:?}: the single-core render differs");
             }
         }
@@ -679,7 +653,7 @@ mod tests {
         let fits = [Fit::Cover, Fit::Contain, Fit::Fill, Fit::Inside, Fit::Outside];
         let mut checked = 0u64;
         let mut check = |full: Size, transform: &Transform| {
-            let Some(planned) = PlanarPlan::new(transform, full, true) else { return };
+            let Some(planned) = planned(transform, full) else { return };
             let factor = ScalingFactor::new(1, planned.shrink);
             let decoded = (factor.scale(full.width as usize), factor.scale(full.height as usize));
             let padded = (decoded.0.next_multiple_of(2), decoded.1.next_multiple_of(2));
@@ -752,12 +726,21 @@ mod tests {
         }
         let q = Transform::from_query("w=100").unwrap();
         for format in [OutputFormat::Png, OutputFormat::Avif, OutputFormat::Gif, OutputFormat::Tiff] {
-            assert!(render(&source, &q, Target::Format(format), &RenderOptions::default()).is_none(), "{format:?}");
+            assert!(
+                render_planar(&source, &q, Target::Format(format), &RenderOptions::default()).is_none(),
+                "{format:?}"
+            );
         }
-        assert!(render(&jpeg(400, 300, Subsamp::None), &q, Target::Source, &RenderOptions::default()).is_none());
+        assert!(render_planar(&jpeg(400, 300, Subsamp::None), &q, Target::Source, &RenderOptions::default()).is_none());
         let budget =
             |max_pixels, max_output_pixels| RenderOptions { max_pixels, max_output_pixels, ..RenderOptions::default() };
-        assert!(render(&source, &q, Target::Source, &budget(1_000, u64::MAX)).is_none(), "over the pixel budget");
-        assert!(render(&source, &q, Target::Source, &budget(u64::MAX, 1_000)).is_none(), "over the output budget");
+        assert!(
+            render_planar(&source, &q, Target::Source, &budget(1_000, u64::MAX)).is_none(),
+            "over the pixel budget"
+        );
+        assert!(
+            render_planar(&source, &q, Target::Source, &budget(u64::MAX, 1_000)).is_none(),
+            "over the output budget"
+        );
     }
 }

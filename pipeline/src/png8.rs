@@ -10,7 +10,7 @@ use image::{DynamicImage, GrayAlphaImage, GrayImage, RgbImage, RgbaImage};
 
 use crate::{
     PipelineError,
-    decode::{check_budget, zeroed},
+    options::{check_source_pixels, zeroed},
 };
 
 const SIGNATURE: &[u8] = b"\x89PNG\r\n\x1a\n";
@@ -30,7 +30,7 @@ struct Header {
 pub(crate) fn decode(bytes: &[u8], max_pixels: u64) -> Result<Option<DynamicImage>, PipelineError> {
     let Some(header) = header(bytes) else { return Ok(None) };
     let Header { width: w, height: h, channels } = header;
-    check_budget(w, h, max_pixels)?;
+    check_source_pixels(w, h, max_pixels)?;
     let Some(zlib) = image_data(bytes) else { return Ok(None) };
     let Some(pixels) = pixels(&header, &zlib) else { return Ok(None) };
     Ok(match channels {

@@ -1,102 +1,20 @@
-//! `render`: source bytes + `Transform` → encoded output, in the fixed order of docs/transformations.md,
-//! "Order": decode (EXIF auto-orient) → crop → rot → resize → blur → sharp → gray → border → encode. The order
-//! of the request's parameters never matters.
-//!
-//! Shortcuts keep that order's result while doing less work:
-//! - *Shrink-on-load* (`shrink_on_load`): when a JPEG is about to be scaled down at least 2×, it is
-//!   decoded at 1/2, 1/4 or 1/8 size and the resize starts from there, as libvips does. The resize plan is
-//!   still computed from the full-size geometry, so output sizes are exactly sharp's.
-//! - *Planar JPEG* (`crate::planar`): a 4:2:0 JPEG only resized into a JPEG or a WebP stays in YCbCr
-//!   planes from decoder to encoder, skipping two colour conversions and resampling chroma at half size.
-//!   Resized for anything else (PNG, blur, gray…), it is decoded and resized in planes and converted to
-//!   RGB at the output size (`planar::resized_rgb`), where its chroma holds the detail the output needs.
-//! - *Gray first*: gray is a fixed linear mix of the channels, and blur is linear and works per channel,
-//!   so gray(blur(x)) = blur(gray(x)) up to rounding; with `gray` and no `sharp` (the unsharp mask's
-//!   threshold is not linear) gray runs right after the resize, and the blur handles one channel, not
-//!   three.
+//! `render`: source bytes + `Transform` → encoded output. The source's headers are read (`Probe`), the
+//! render is planned once (`RenderPlan`: output format and quality, shrink-on-load, the steps in their
+//! order, the path), and the path the plan names runs the plan's steps: planar, planar then RGB, or
+//! general; an animation runs them on every frame (`crate::animation`).
 
-use image::{DynamicImage, GenericImageView};
+use image::DynamicImage;
 
 use crate::{
     PipelineError,
-    decode::{SourceFormat, decode_shrunk},
+    decode::decode_pixels,
     encode::{OutputFormat, encode},
-    geometry::{Size, plan_resize},
-    ops,
-    params::{Quality, Transform},
+    options::RenderOptions,
+    params::Transform,
+    plan::{RenderPath, RenderPlan, Target},
+    source::Probe,
+    steps::{self, Step},
 };
-
-/// What the output format should be.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Target {
-    /// A format named by `format` or by the URL's extension.
-    Format(OutputFormat),
-    /// `format=auto`: the service chooses (see `choose_auto_format`).
-    Auto,
-    /// The source's own format (no `format`, extension matching the original).
-    Source,
-}
-
-impl Target {
-    /// A stable name, for job payloads and digests: `source`, `auto`, or the format's name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Source => "source",
-            Self::Auto => "auto",
-            Self::Format(format) => format.image_type().name(),
-        }
-    }
-
-    pub fn parse(name: &str) -> Option<Self> {
-        match name {
-            "source" => Some(Self::Source),
-            "auto" => Some(Self::Auto),
-            other => crate::ImageType::from_name(other).and_then(OutputFormat::of).map(Self::Format),
-        }
-    }
-}
-
-#[derive(Debug, Clone, Copy)]
-pub struct RenderOptions {
-    /// Largest source accepted, in pixels, checked against the header before decoding.
-    pub max_pixels: u64,
-    /// Largest output rendered, in pixels (after `rot`'s canvas and `border`), checked before the pixels
-    /// are touched.
-    pub max_output_pixels: u64,
-    /// Most frames an animated source may have, counted before decoding (`crate::frames`).
-    pub max_frames: u32,
-    /// Whether this render may use a second core (a 4:2:0 JPEG's split entropy decoding, its chroma
-    /// resized beside the luma). Worth it when a core would otherwise idle; when every core has a render
-    /// of its own, the split's coordination and speculative decoding are work taken from those renders.
-    pub parallel: bool,
-}
-
-impl Default for RenderOptions {
-    fn default() -> Self {
-        Self {
-            max_pixels: 50_000_000,
-            max_output_pixels: 50_000_000,
-            max_frames: crate::frames::DEFAULT_MAX_FRAMES,
-            parallel: true,
-        }
-    }
-}
-
-impl RenderOptions {
-    /// `Err` naming the limit when `transform` would make more than `max_output_pixels` of an upright
-    /// `source`.
-    pub(crate) fn check_output(&self, transform: &Transform, source: Size) -> Result<(), PipelineError> {
-        let output = output_size(transform, source)?;
-        if u64::from(output.width) * u64::from(output.height) > self.max_output_pixels {
-            return Err(PipelineError::OutputTooManyPixels {
-                width: output.width,
-                height: output.height,
-                max_pixels: self.max_output_pixels,
-            });
-        }
-        Ok(())
-    }
-}
 
 #[derive(Debug, Clone)]
 pub struct Rendered {
@@ -106,117 +24,6 @@ pub struct Rendered {
     pub height: u32,
 }
 
-/// `format=auto`: WebP for everything (smaller than JPEG and PNG for photos and graphics alike, alpha
-/// included, universally decoded, and far faster to encode than AVIF), except animated sources' GIF.
-/// Never depends on the request (no `Accept` sniffing), so one URL is one cacheable object.
-pub fn choose_auto_format(source: SourceFormat) -> OutputFormat {
-    match source {
-        SourceFormat::Gif => OutputFormat::Gif,
-        _ => OutputFormat::Webp,
-    }
-}
-
-pub(crate) fn source_output(source: SourceFormat) -> OutputFormat {
-    match source {
-        SourceFormat::Jpeg => OutputFormat::Jpeg,
-        SourceFormat::Png | SourceFormat::Bmp => OutputFormat::Png,
-        SourceFormat::Webp => OutputFormat::Webp,
-        SourceFormat::Gif => OutputFormat::Gif,
-        SourceFormat::Tiff => OutputFormat::Tiff,
-        SourceFormat::Avif => OutputFormat::Avif,
-    }
-}
-
-/// `q=auto`: a per-format starting quality (JPEG 80, WebP 80, AVIF 60), raised by 10 for simple graphics
-/// (few distinct colours, where compression artefacts show on flat areas and hard edges) and by 5 when the
-/// image has partial transparency (alpha edges). Deterministic: the same image always gets the same `q`.
-pub fn choose_auto_quality(image: &DynamicImage, format: OutputFormat) -> u8 {
-    let base: u8 = match format {
-        OutputFormat::Avif => 60,
-        _ => 80,
-    };
-    let mut q = base;
-    if is_simple_graphic(image) {
-        q += 10;
-    }
-    if has_partial_alpha(image) {
-        q += 5;
-    }
-    q.min(95)
-}
-
-/// Samples a 64×64 grid: 64 or fewer distinct colours reads as a graphic, not a photo.
-fn is_simple_graphic(image: &DynamicImage) -> bool {
-    let (w, h) = image.dimensions();
-    let mut colours = std::collections::HashSet::new();
-    for gy in 0..64u32 {
-        for gx in 0..64u32 {
-            let x = (u64::from(gx) * u64::from(w) / 64) as u32;
-            let y = (u64::from(gy) * u64::from(h) / 64) as u32;
-            colours.insert(image.get_pixel(x.min(w - 1), y.min(h - 1)).0);
-            if colours.len() > 64 {
-                return false;
-            }
-        }
-    }
-    true
-}
-
-fn has_partial_alpha(image: &DynamicImage) -> bool {
-    image.color().has_alpha() && image.to_rgba8().pixels().any(|p| p.0[3] != 255 && p.0[3] != 0)
-}
-
-/// How far a JPEG of upright size `full` may be shrunk on load (1, 2, 4 or 8) for `transform`.
-///
-/// - Only when the resize is the first step that changes the pixels' scale: a `crop` is given in
-///   full-size pixels (1 px accuracy could not survive a 1/8 decode), and a rotation other than a right
-///   angle grows the canvas from the full size; either one disables it.
-/// - Like sharp (`fastShrinkOnLoad`, its default): the largest n of 8, 4, 2 not above the smaller of the
-///   two shrink factors, halved when that factor's integer part equals n exactly, so the decoded image is
-///   always reduced further by the resize (libjpeg's scaled sizes round up, and a resize from exactly
-///   the target size would be skipped with that rounding in it).
-/// - And never so far that a side of the decoded image (`ceil(side / n)`) would be smaller than the
-///   plan's scaled size on that side.
-pub fn shrink_on_load(transform: &Transform, full: Size) -> u32 {
-    if transform.crop.is_some() || !transform.rotation.is_multiple_of(90) {
-        return 1;
-    }
-    if transform.width.is_none() && transform.height.is_none() {
-        return 1;
-    }
-    let (w, h) = if transform.rotation % 180 == 90 { (full.height, full.width) } else { (full.width, full.height) };
-    let plan = plan_resize(w, h, transform.width, transform.height, transform.fit);
-    if !plan.scales() || plan.scaled.width == 0 || plan.scaled.height == 0 {
-        return 1;
-    }
-    let shrink = (f64::from(w) / f64::from(plan.scaled.width)).min(f64::from(h) / f64::from(plan.scaled.height));
-    let mut n = [8u32, 4, 2].into_iter().find(|&n| shrink >= f64::from(n)).unwrap_or(1);
-    if n > 1 && shrink.floor() as u32 == n {
-        n /= 2;
-    }
-    while n > 1 && (w.div_ceil(n) < plan.scaled.width || h.div_ceil(n) < plan.scaled.height) {
-        n /= 2;
-    }
-    n
-}
-
-/// The size `render` gives a source whose upright size is `source`: `crop`, then `rot`'s canvas, then the
-/// resize plan (sharp's geometry), then the border. What a render must produce, computed without pixels;
-/// a `crop` outside the source is the error `render` reports for it.
-pub fn output_size(transform: &Transform, source: Size) -> Result<Size, PipelineError> {
-    let (mut width, mut height) = (source.width, source.height);
-    if let Some(crop) = transform.crop {
-        if !crop.lies_inside(width, height) {
-            return Err(PipelineError::CropOutside { crop, width, height });
-        }
-        (width, height) = (crop.width, crop.height);
-    }
-    (width, height) = ops::rotated_size(width, height, transform.rotation);
-    let plan = plan_resize(width, height, transform.width, transform.height, transform.fit);
-    let grow = transform.border.map_or(0, |b| b.width.saturating_mul(2));
-    Ok(Size::new(plan.output.width.saturating_add(grow), plan.output.height.saturating_add(grow)))
-}
-
 /// Renders `source` with `transform` into `target`.
 pub fn render(
     source: &[u8],
@@ -224,87 +31,69 @@ pub fn render(
     target: Target,
     options: RenderOptions,
 ) -> Result<Rendered, PipelineError> {
-    if let Some(rendered) = crate::planar::render(source, transform, target, &options) {
-        return rendered;
+    let probe = Probe::read(source, &options)?;
+    let plan = RenderPlan::new(&probe, transform, target, &options)?;
+    if plan.animated {
+        return crate::animation::render(source, &probe, &plan, &options);
     }
-    render_general(source, transform, target, options)
+    match plan.path {
+        RenderPath::Planar => {
+            if let Some(rendered) = crate::planar::render(source, &plan, options.parallel) {
+                return rendered;
+            }
+        }
+        RenderPath::PlanarThenRgb => {
+            if let Some(resized) = crate::planar::resized_rgb(source, &plan, options.parallel) {
+                return finish(resized?, &plan.steps[1..], &plan);
+            }
+        }
+        RenderPath::General => {}
+    }
+    general(source, &probe, &plan, &options)
 }
 
-/// Every request through RGB(A) pixels, step by step (`render` takes the planar JPEG path when it can).
+/// Every step through RGB(A) pixels: decoded (shrunk on load as the plan says), then the plan's steps.
+fn general(
+    source: &[u8],
+    probe: &Probe,
+    plan: &RenderPlan,
+    options: &RenderOptions,
+) -> Result<Rendered, PipelineError> {
+    let image = decode_pixels(source, probe, plan.shrink, options.max_pixels)?;
+    finish(image, &plan.steps, plan)
+}
+
+/// `steps` on `image`, then the encoding.
+fn finish(image: DynamicImage, steps: &[Step], plan: &RenderPlan) -> Result<Rendered, PipelineError> {
+    let image = steps::run(steps, image)?;
+    let bytes = encode(&image, plan.output, plan.quality_for(&image))?;
+    Ok(Rendered { bytes, format: plan.output, width: image.width(), height: image.height() })
+}
+
+/// The general path whatever the plan chose, for comparing the others with it.
+#[cfg(test)]
 pub(crate) fn render_general(
     source: &[u8],
     transform: &Transform,
     target: Target,
     options: RenderOptions,
 ) -> Result<Rendered, PipelineError> {
-    let (mut image, source_format) = match crate::planar::resized_rgb(source, transform, target, &options) {
-        Some(resized) => (resized?, SourceFormat::Jpeg),
-        None => decode_and_resize(source, transform, &options)?,
-    };
-    let gray_first = transform.gray && !transform.sharp;
-    if gray_first {
-        image = ops::gray(&image);
-    }
-    if let Some(sigma) = transform.blur {
-        image = ops::blur(image, sigma);
-    }
-    if transform.sharp {
-        image = ops::sharpen(&image);
-    }
-    if transform.gray && !gray_first {
-        image = ops::gray(&image);
-    }
-    if let Some(border) = transform.border {
-        image = ops::border(&image, border);
-    }
-    let format = match target {
-        Target::Format(format) => format,
-        Target::Auto => choose_auto_format(source_format),
-        Target::Source => source_output(source_format),
-    };
-    let quality = match transform.quality {
-        Quality::Value(q) => q,
-        Quality::Auto => choose_auto_quality(&image, format),
-    };
-    let bytes = encode(&image, format, quality)?;
-    Ok(Rendered { bytes, format, width: image.width(), height: image.height() })
+    let probe = Probe::read(source, &options)?;
+    let plan = RenderPlan::new(&probe, transform, target, &options)?;
+    general(source, &probe, &plan, &options)
 }
 
-/// The general path's steps up to the resize: decode (shrunk on load where the plan allows), `crop`,
-/// `rot`, then the resize plan computed from the geometry the spec's order sees.
+/// The general path's decoding and steps up to the resize, for comparing the planar steps with them.
+#[cfg(test)]
 pub(crate) fn decode_and_resize(
     source: &[u8],
     transform: &Transform,
     options: &RenderOptions,
-) -> Result<(DynamicImage, SourceFormat), PipelineError> {
-    let decoded = decode_shrunk(source, options, |full| shrink_on_load(transform, full))?;
-    let (shrunk, full, source_format) = (decoded.is_shrunk(), decoded.full, decoded.format);
-    options.check_output(transform, full)?;
-    let mut image = decoded.image;
-    if let Some(rect) = transform.crop {
-        image = ops::crop(&image, rect)?;
-    }
-    let (rotated_w, rotated_h) = ops::rotated_size(image.width(), image.height(), transform.rotation);
-    if u64::from(rotated_w) * u64::from(rotated_h) > options.max_pixels {
-        return Err(PipelineError::TooManyPixels {
-            width: rotated_w,
-            height: rotated_h,
-            max_pixels: options.max_pixels,
-        });
-    }
-    image = ops::rotate(image, transform.rotation);
-    if transform.width.is_some() || transform.height.is_some() {
-        // The geometry the spec's order sees: a shrunk image stands for its full-size original (crop and
-        // free rotation are excluded by `shrink_on_load`, so that is the full size turned by `rot`).
-        let (w, h) = match (shrunk, transform.rotation % 180 == 90) {
-            (false, _) => (image.width(), image.height()),
-            (true, false) => (full.width, full.height),
-            (true, true) => (full.height, full.width),
-        };
-        let plan = plan_resize(w, h, transform.width, transform.height, transform.fit);
-        image = ops::resize(image, &plan)?;
-    }
-    Ok((image, source_format))
+) -> Result<DynamicImage, PipelineError> {
+    let probe = Probe::read(source, options)?;
+    let plan = RenderPlan::new(&probe, transform, Target::Source, options)?;
+    let resize = plan.steps.iter().position(|step| matches!(step, Step::Resize(_))).map_or(0, |i| i + 1);
+    steps::run(&plan.steps[..resize], decode_pixels(source, &probe, plan.shrink, options.max_pixels)?)
 }
 
 #[cfg(test)]
@@ -314,6 +103,7 @@ mod tests {
     use image::{ImageFormat, Rgba, RgbaImage};
 
     use super::*;
+    use crate::plan::choose_auto_quality;
 
     fn photo(w: u32, h: u32) -> Vec<u8> {
         let img = RgbaImage::from_fn(w, h, |x, y| Rgba([(x % 251) as u8, (y % 241) as u8, ((x * y) % 239) as u8, 255]));

@@ -210,11 +210,45 @@ pub fn animated_gif(frames: usize) -> Vec<u8> {
     gif
 }
 
+/// A moving picture: a `width`×`height` GIF of `frames` frames (a square crossing a gradient, one colour
+/// per frame), frame i shown for `delays_cs[i % len]` hundredths of a second, playing `loops` times (0 for
+/// ever, 1 without a loop count), each frame's palette its own.
+pub fn moving_gif(width: u16, height: u16, frames: usize, delays_cs: &[u16], loops: u16) -> Vec<u8> {
+    let mut out = Vec::new();
+    let Ok(mut encoder) = gif::Encoder::new(&mut out, width, height, &[]) else { return out };
+    let _ = match loops {
+        1 => Ok(()),
+        0 => encoder.set_repeat(gif::Repeat::Infinite),
+        n => encoder.set_repeat(gif::Repeat::Finite(n)),
+    };
+    for i in 0..frames {
+        let (w, h) = (u32::from(width), u32::from(height));
+        let at = (i as u32 * 7) % w.max(1);
+        let mut rgba: Vec<u8> = (0..h)
+            .flat_map(|y| (0..w).map(move |x| (x, y)))
+            .flat_map(|(x, y)| {
+                let inside = x >= at && x < at + w / 4 + 1 && y >= h / 3 && y < h / 3 + h / 4 + 1;
+                if inside {
+                    [255, (i * 37 % 256) as u8, 40, 255]
+                } else {
+                    [(x * 255 / w) as u8, (y * 255 / h) as u8, 128, 255]
+                }
+            })
+            .collect();
+        let mut frame = gif::Frame::from_rgba_speed(width, height, &mut rgba, 10);
+        frame.delay = delays_cs.get(i % delays_cs.len().max(1)).copied().unwrap_or(10);
+        let _ = encoder.write_frame(&frame);
+    }
+    drop(encoder);
+    out
+}
+
 /// The budget `check_render` renders with: the service's default.
 const RENDER_OPTIONS: RenderOptions = RenderOptions {
     max_pixels: 50_000_000,
     max_output_pixels: 50_000_000,
     max_frames: crate::frames::DEFAULT_MAX_FRAMES,
+    max_animation_pixels: crate::options::DEFAULT_MAX_ANIMATION_PIXELS,
     parallel: true,
 };
 

@@ -15,7 +15,7 @@ use libwebp_sys as sys;
 
 use crate::{
     PipelineError,
-    encode::{Yuv420, YuvPlanes},
+    yuv::{Yuv420, YuvPlanes},
 };
 
 /// JFIF luma (0–255) → VP8 luma (16–235): `16 + y × 219 / 255`, rounded.

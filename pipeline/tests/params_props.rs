@@ -342,10 +342,13 @@ fn transform() -> impl Strategy<Value = Transform> {
     let blur = prop::option::of(prop_oneof![Just(0.3f32), Just(1000.0), 0.3f32..=1000.0, 0.3f32..=10.0]);
     (
         (prop::option::of(select(FORMATS.to_vec())), dimension.clone(), dimension, select(FITS.to_vec()), quality),
-        (blur, any::<bool>(), any::<bool>(), 0u16..360, border, crop),
+        (blur, any::<bool>(), any::<bool>(), 0u16..360, border, crop, any::<bool>()),
     )
         .prop_map(
-            |((format, width, height, fit, (quality, quality_given)), (blur, sharp, gray, rotation, border, crop))| {
+            |(
+                (format, width, height, fit, (quality, quality_given)),
+                (blur, sharp, gray, rotation, border, crop, still),
+            )| {
                 Transform {
                     format,
                     width,
@@ -359,6 +362,7 @@ fn transform() -> impl Strategy<Value = Transform> {
                     rotation,
                     border,
                     crop,
+                    still,
                 }
             },
         )

@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod access;
+mod animation;
 mod auth;
 mod cluster;
 mod delivery;

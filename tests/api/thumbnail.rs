@@ -45,7 +45,7 @@ async fn the_thumbnail_is_the_delivery_variant_of_the_preset() {
     let app = TestApp::spawn().await;
     let file = app.upload("photo.png", "image/png", &png(300, 500)).await;
     let (_, _, thumbnail) = app.fetch(thumbnail_url(&file)).await;
-    let preset = format!("{}?w=256&h=256&fit=cover&q=80&format=webp", file["secureUrl"].as_str().unwrap());
+    let preset = format!("{}?w=256&h=256&fit=cover&q=80&anim=false&format=webp", file["secureUrl"].as_str().unwrap());
     let (status, _, delivered) = app.fetch(&preset).await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(thumbnail, delivered);

@@ -1,6 +1,6 @@
 //! `GET|HEAD /v1/files/<id>/thumbnail`, public: the file's thumbnail, the value of `secureThumbnailUrl`.
 //!
-//! The preset is fixed: `w=256&h=256&fit=cover&q=80` as WebP (a 256×256 square centre crop, or the whole
+//! The preset is fixed: `w=256&h=256&fit=cover&q=80&anim=false` as WebP (a 256×256 square centre crop, or the whole
 //! image when it is smaller). Confirm queues a job that renders it, so it is normally read from the store;
 //! if the job has not run yet it is rendered here, once, like any variant. Files without a picture of their
 //! own — non-images, SVG, images we cannot decode — get a placeholder PNG for their type.
@@ -26,7 +26,7 @@ use super::{
 use crate::{error::ApiError, state::AppState};
 
 /// The preset, as a delivery query.
-pub const PRESET_QUERY: &str = "w=256&h=256&fit=cover&q=80";
+pub const PRESET_QUERY: &str = "w=256&h=256&fit=cover&q=80&anim=false";
 const PRESET_FORMAT: OutputFormat = OutputFormat::Webp;
 
 fn preset() -> Result<VariantSpec, ApiError> {

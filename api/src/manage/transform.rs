@@ -67,6 +67,10 @@ pub struct TransformRequest {
         )
     )]
     pub crop: Option<String>,
+    /// `false`: the first frame of an animated source, as a still image (animations stay animated in GIF
+    /// and WebP otherwise).
+    #[oai(nullable)]
+    pub anim: Option<bool>,
     /// `jpeg`, `png`, `webp`, `avif`, `gif`, `tiff`, `bmp` or `auto`.
     #[oai(nullable)]
     pub format: Option<String>,
@@ -96,6 +100,7 @@ impl TransformRequest {
             ("rot", self.rot.map(|v| v.to_string())),
             ("border", self.border.clone()),
             ("crop", self.crop.clone()),
+            ("anim", self.anim.map(|v| v.to_string())),
             ("format", self.format.clone()),
             ("preset", self.preset.clone()),
         ];
@@ -197,6 +202,7 @@ impl TransformApi {
             ("rot", request.rot.map(Value::from)),
             ("border", request.border.map(Value::from)),
             ("crop", request.crop.map(Value::from)),
+            ("anim", request.anim.map(Value::from)),
             ("format", request.format.map(Value::from)),
             ("preset", request.preset.map(Value::from)),
         ]

@@ -1068,9 +1068,10 @@ static WebPEncodingError SetFrame(WebPAnimEncoder* const enc,
   const int consider_lossy = !is_lossless || enc->options_.allow_mixed;
   const int is_first_frame = enc->is_first_frame_;
 
-  // First frame cannot be skipped as there is no 'previous frame' to merge it
-  // to. So, empty rectangle is not allowed for the first frame.
-  const int empty_rect_allowed_none = !is_first_frame;
+  // No frame is skipped: a frame identical to the previous one is kept as a
+  // 1x1 sub-frame rather than merged into it, so an animation keeps its frame
+  // count and every frame its own duration (Shutterbox; README.md).
+  const int empty_rect_allowed_none = 0;
 
   // Even if there is exact pixel match between 'disposed previous canvas' and
   // 'current canvas', we can't skip current frame, as there may not be exact

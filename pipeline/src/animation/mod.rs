@@ -1,0 +1,93 @@
+//! Animations: a GIF, animated WebP or APNG source into an animated GIF or WebP. Each frame is composited
+//! onto the full canvas (its disposal and blending applied, as a browser shows it), run through the plan's
+//! steps exactly as a still image is, and handed to the encoder, one at a time: memory holds the canvas, one
+//! frame in each step and the encoded output, never the frames decoded so far, so it does not grow with the
+//! frame count. Every frame keeps its delay and the animation its loop count.
+//!
+//! A frame the decoder cannot read ends the animation there, with the frames before it (as browsers show
+//! a damaged animation); a first frame that cannot be read is the request's error.
+
+mod decode;
+mod gif;
+mod webp;
+
+use image::DynamicImage;
+
+use crate::{
+    PipelineError,
+    encode::{OutputFormat, check_size},
+    geometry::Size,
+    options::RenderOptions,
+    plan::RenderPlan,
+    render::Rendered,
+    source::Probe,
+    steps,
+};
+
+/// How many times an animation plays: 0 for ever, else that many times (WebP's `ANIM` loop count, APNG's
+/// `num_plays`; a GIF's as libvips reads it: its NETSCAPE loop count, 1 without one).
+pub(crate) type Loops = u16;
+
+/// Renders every frame of an animated `source` as `plan` says, into an animated GIF or WebP.
+pub(crate) fn render(
+    source: &[u8],
+    probe: &Probe,
+    plan: &RenderPlan,
+    options: &RenderOptions,
+) -> Result<Rendered, PipelineError> {
+    check_size(plan.output, plan.size.width, plan.size.height)?;
+    let (frames, loops) = decode::frames(source, probe.format, options.max_pixels)?;
+    let mut encoder: Option<Encoder> = None;
+    for frame in frames {
+        let frame = match frame {
+            Ok(frame) => frame,
+            Err(_) if encoder.is_some() => break,
+            Err(e) => return Err(e),
+        };
+        let image = steps::run(&plan.steps, DynamicImage::ImageRgba8(frame.pixels))?;
+        let encoder = match &mut encoder {
+            Some(encoder) => encoder,
+            None => encoder.insert(Encoder::new(plan.output, plan.size, loops, plan.quality_for(&image))?),
+        };
+        encoder.add(&image, frame.delay_ms)?;
+    }
+    let bytes = encoder.ok_or_else(|| PipelineError::Decode("the animation has no frames".into()))?.finish()?;
+    Ok(Rendered { bytes, format: plan.output, width: plan.size.width, height: plan.size.height })
+}
+
+/// One composited frame: the full canvas, and how long it shows.
+pub(crate) struct Frame {
+    pub pixels: image::RgbaImage,
+    pub delay_ms: u32,
+}
+
+/// The encoder of an animated output format.
+enum Encoder {
+    Webp(webp::WebpAnimation),
+    Gif(gif::GifAnimation),
+}
+
+impl Encoder {
+    fn new(format: OutputFormat, size: Size, loops: Loops, quality: u8) -> Result<Self, PipelineError> {
+        match format {
+            OutputFormat::Webp => Ok(Self::Webp(webp::WebpAnimation::new(size, loops, quality)?)),
+            OutputFormat::Gif => Ok(Self::Gif(gif::GifAnimation::new(size, loops)?)),
+            other => Err(PipelineError::Internal(format!("{} is not written animated", other.display_name()))),
+        }
+    }
+
+    fn add(&mut self, image: &DynamicImage, delay_ms: u32) -> Result<(), PipelineError> {
+        let rgba = image.to_rgba8();
+        match self {
+            Self::Webp(encoder) => encoder.add(&rgba, delay_ms),
+            Self::Gif(encoder) => encoder.add(rgba, delay_ms),
+        }
+    }
+
+    fn finish(self) -> Result<Vec<u8>, PipelineError> {
+        match self {
+            Self::Webp(encoder) => encoder.finish(),
+            Self::Gif(encoder) => encoder.finish(),
+        }
+    }
+}

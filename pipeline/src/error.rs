@@ -1,0 +1,53 @@
+//! `PipelineError`: why a render failed, the request's fault or the pipeline's own.
+
+use crate::{encode::OutputFormat, params::Crop};
+
+/// Why an image could not be rendered. Every variant but `Internal` is the request's doing (its image or
+/// its parameters) and says what was wrong with it; `Internal` is the pipeline's own fault, never a
+/// consequence of input (the render property suite and the `render` fuzz target hold it to that).
+#[derive(Debug, thiserror::Error)]
+pub enum PipelineError {
+    #[error("the file is not an image in a supported format (JPEG, PNG, WebP, GIF, TIFF, BMP or AVIF)")]
+    UnsupportedFormat,
+    #[error("the image is {width}x{height} pixels, more than the {max_pixels} pixels allowed")]
+    TooManyPixels { width: u32, height: u32, max_pixels: u64 },
+    #[error("the image could not be decoded: {0}")]
+    Decode(String),
+    #[error("the image has more than {max_frames} frames, the most allowed")]
+    TooManyFrames { max_frames: u32 },
+    #[error(
+        "the animation is {frames} frames of {width}x{height} pixels, more than the {max_pixels} pixels over all \
+         frames one render may decode; ask for anim=false to render its first frame"
+    )]
+    AnimationTooLarge { width: u32, height: u32, frames: u64, max_pixels: u64 },
+    #[error(
+        "the output would be {width}x{height} pixels, more than the {max_pixels} pixels allowed; ask for a smaller \
+         w, h or border"
+    )]
+    OutputTooManyPixels { width: u32, height: u32, max_pixels: u64 },
+    #[error("crop {},{},{},{} lies outside the {width}x{height} image", crop.x, crop.y, crop.width, crop.height)]
+    CropOutside { crop: Crop, width: u32, height: u32 },
+    #[error(
+        "the output would be {width}x{height} pixels, larger than {} allows ({max_side} pixels a side); \
+         ask for a smaller w or h, or another format",
+        format.display_name()
+    )]
+    OutputTooLarge { format: OutputFormat, width: u32, height: u32, max_side: u32 },
+    #[error("internal pipeline fault: {0}")]
+    Internal(String),
+}
+
+impl PipelineError {
+    pub(crate) fn decode(e: impl std::fmt::Display) -> Self {
+        Self::Decode(e.to_string())
+    }
+
+    pub(crate) fn internal(e: impl std::fmt::Display) -> Self {
+        Self::Internal(e.to_string())
+    }
+
+    /// Whether the request (its image or its parameters) is at fault, as opposed to the service.
+    pub fn is_client_error(&self) -> bool {
+        !matches!(self, Self::Internal(_))
+    }
+}

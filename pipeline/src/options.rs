@@ -1,0 +1,59 @@
+//! `RenderOptions`: the limits and resources one render works within, and the checks made against them
+//! before any pixel memory is allocated.
+
+use crate::PipelineError;
+
+/// Most pixels one animated render may decode, summed over its frames (`RenderOptions::max_animation_pixels`,
+/// `SHUTTERBOX_MAX_ANIMATION_PIXELS`): 500 frames of 1000×1000, or 4,000 frames of a 480×270 clip.
+pub const DEFAULT_MAX_ANIMATION_PIXELS: u64 = 500_000_000;
+
+#[derive(Debug, Clone, Copy)]
+pub struct RenderOptions {
+    /// Largest source accepted, in pixels, checked against the header before decoding.
+    pub max_pixels: u64,
+    /// Largest output rendered, in pixels (after `rot`'s canvas and `border`), checked before the pixels
+    /// are touched.
+    pub max_output_pixels: u64,
+    /// Most frames an animated source may have, counted before decoding (`crate::frames`).
+    pub max_frames: u32,
+    /// Most source pixels an animated render decodes over all its frames (width × height × frames),
+    /// checked against the headers before the first frame is decoded. A still render of an animation
+    /// (`anim=false`, or an output format that holds one frame) decodes one frame and is not counted.
+    pub max_animation_pixels: u64,
+    /// Whether this render may use a second core (a 4:2:0 JPEG's split entropy decoding, its chroma
+    /// resized beside the luma). Worth it when a core would otherwise idle; when every core has a render
+    /// of its own, the split's coordination and speculative decoding are work taken from those renders.
+    pub parallel: bool,
+}
+
+impl Default for RenderOptions {
+    fn default() -> Self {
+        Self {
+            max_pixels: 50_000_000,
+            max_output_pixels: 50_000_000,
+            max_frames: crate::frames::DEFAULT_MAX_FRAMES,
+            max_animation_pixels: DEFAULT_MAX_ANIMATION_PIXELS,
+            parallel: true,
+        }
+    }
+}
+
+/// `TooManyPixels` when a `width × height` source is over `max_pixels`; a `Decode` error when it has none.
+pub(crate) fn check_source_pixels(width: u32, height: u32, max_pixels: u64) -> Result<(), PipelineError> {
+    if width == 0 || height == 0 {
+        return Err(PipelineError::Decode("image has no pixels".into()));
+    }
+    if u64::from(width) * u64::from(height) > max_pixels {
+        return Err(PipelineError::TooManyPixels { width, height, max_pixels });
+    }
+    Ok(())
+}
+
+/// A zeroed buffer of `len` bytes, or `None` when the allocator refuses it (a decoder's pixels must not
+/// abort the process).
+pub(crate) fn zeroed(len: usize) -> Option<Vec<u8>> {
+    let mut buffer = Vec::new();
+    buffer.try_reserve_exact(len).ok()?;
+    buffer.resize(len, 0);
+    Some(buffer)
+}

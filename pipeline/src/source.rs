@@ -1,0 +1,323 @@
+//! What a source is, read from its headers alone: its format (`SourceFormat`, from the magic bytes) and
+//! its `Probe` (stored size, EXIF orientation, frame count, and a JPEG's layout). A render plans from the
+//! probe, so every limit is checked and every path chosen before a pixel is decoded.
+
+use std::io::Cursor;
+
+use image::{ImageDecoder, ImageFormat, ImageReader, Limits, metadata::Orientation};
+use turbojpeg::{Colorspace, Subsamp};
+
+use crate::{
+    PipelineError, frames,
+    geometry::Size,
+    image_type::ImageType,
+    options::{RenderOptions, check_source_pixels},
+};
+
+/// Source formats the pipeline decodes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SourceFormat {
+    Jpeg,
+    Png,
+    Webp,
+    Gif,
+    Tiff,
+    Bmp,
+    Avif,
+}
+
+impl SourceFormat {
+    /// Every format the pipeline reads.
+    pub const ALL: [Self; 7] = [Self::Jpeg, Self::Png, Self::Webp, Self::Gif, Self::Tiff, Self::Bmp, Self::Avif];
+
+    pub fn image_type(self) -> ImageType {
+        match self {
+            Self::Jpeg => ImageType::Jpeg,
+            Self::Png => ImageType::Png,
+            Self::Webp => ImageType::Webp,
+            Self::Gif => ImageType::Gif,
+            Self::Tiff => ImageType::Tiff,
+            Self::Bmp => ImageType::Bmp,
+            Self::Avif => ImageType::Avif,
+        }
+    }
+
+    /// The format of an encoded image, from its magic bytes.
+    pub fn detect(bytes: &[u8]) -> Option<Self> {
+        if is_avif(bytes) {
+            return Some(Self::Avif);
+        }
+        Some(match image::guess_format(bytes).ok()? {
+            ImageFormat::Jpeg => Self::Jpeg,
+            ImageFormat::Png => Self::Png,
+            ImageFormat::WebP => Self::Webp,
+            ImageFormat::Gif => Self::Gif,
+            ImageFormat::Tiff => Self::Tiff,
+            ImageFormat::Bmp => Self::Bmp,
+            _ => return None,
+        })
+    }
+
+    /// The `image` crate's name for the formats it decodes (all but AVIF, which has its own decoder).
+    pub(crate) fn image_format(self) -> Option<ImageFormat> {
+        Some(match self {
+            Self::Jpeg => ImageFormat::Jpeg,
+            Self::Png => ImageFormat::Png,
+            Self::Webp => ImageFormat::WebP,
+            Self::Gif => ImageFormat::Gif,
+            Self::Tiff => ImageFormat::Tiff,
+            Self::Bmp => ImageFormat::Bmp,
+            Self::Avif => return None,
+        })
+    }
+}
+
+/// An ISO-BMFF `ftyp` box whose major brand, or one of whose compatible brands, is `avif` (still image)
+/// or `avis` (image sequence; its first frame is decoded).
+fn is_avif(bytes: &[u8]) -> bool {
+    if bytes.len() < 16 || &bytes[4..8] != b"ftyp" {
+        return false;
+    }
+    let box_len = u32::from_be_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]) as usize;
+    let brands = &bytes[8..box_len.clamp(16, bytes.len())];
+    // Major brand, minor version (skipped: it is not a brand), then the compatible brands.
+    std::iter::once(&brands[..4])
+        .chain(brands[8.min(brands.len())..].chunks_exact(4))
+        .any(|brand| brand == b"avif" || brand == b"avis")
+}
+
+/// What a source's headers say, read without decoding a pixel.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Probe {
+    pub format: SourceFormat,
+    /// The size as stored, before the orientation turns it.
+    pub stored: Size,
+    pub orientation: Orientation,
+    /// How many frames it has (1 for a still image), counted no further than the frame limit plus one.
+    pub frames: u64,
+    /// A JPEG libjpeg-turbo reads: what the planar path asks of its layout.
+    pub jpeg: Option<JpegLayout>,
+}
+
+/// What libjpeg-turbo's reading of a JPEG header says of its layout.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct JpegLayout {
+    pub subsamp: Subsamp,
+    pub colorspace: Colorspace,
+    pub lossless: bool,
+}
+
+impl JpegLayout {
+    /// A baseline 4:2:0 YCbCr JPEG: three planes, the chroma ones at half size.
+    pub fn is_ycbcr_420(&self) -> bool {
+        self.subsamp == Subsamp::Sub2x2 && self.colorspace == Colorspace::YCbCr && !self.lossless
+    }
+}
+
+impl Probe {
+    /// Reads `bytes`' headers, refusing within `options`' limits what is not a supported image, has more
+    /// pixels than allowed, or more frames.
+    pub fn read(bytes: &[u8], options: &RenderOptions) -> Result<Self, PipelineError> {
+        let format = SourceFormat::detect(bytes).ok_or(PipelineError::UnsupportedFormat)?;
+        if format == SourceFormat::Avif {
+            crate::isobmff::check_boxes(bytes).map_err(PipelineError::decode)?;
+        }
+        let frames = frames::count(bytes, format, options.max_frames)?;
+        if frames > u64::from(options.max_frames) {
+            return Err(PipelineError::TooManyFrames { max_frames: options.max_frames });
+        }
+        let mut probe = match format {
+            SourceFormat::Avif => avif_header(bytes)?,
+            SourceFormat::Jpeg => match jpeg_header(bytes) {
+                Some(probe) => probe,
+                None => image_header(bytes, format, options.max_pixels)?,
+            },
+            _ => image_header(bytes, format, options.max_pixels)?,
+        };
+        probe.frames = frames;
+        check_source_pixels(probe.stored.width, probe.stored.height, options.max_pixels)?;
+        Ok(probe)
+    }
+
+    /// The size once the orientation is applied: what every geometry rule is computed from.
+    pub fn upright(&self) -> Size {
+        match self.orientation {
+            Orientation::Rotate90
+            | Orientation::Rotate270
+            | Orientation::Rotate90FlipH
+            | Orientation::Rotate270FlipH => Size::new(self.stored.height, self.stored.width),
+            _ => self.stored,
+        }
+    }
+}
+
+/// A JPEG as libjpeg-turbo reads its header, its orientation from `jpeg_orientation`; `None` for a header
+/// libjpeg-turbo does not read (the `image` crate is asked then).
+fn jpeg_header(bytes: &[u8]) -> Option<Probe> {
+    let header = turbojpeg::read_header(bytes).ok()?;
+    let stored = Size::new(u32::try_from(header.width).ok()?, u32::try_from(header.height).ok()?);
+    Some(Probe {
+        format: SourceFormat::Jpeg,
+        stored,
+        orientation: jpeg_orientation(bytes),
+        frames: 1,
+        jpeg: Some(JpegLayout { subsamp: header.subsamp, colorspace: header.colorspace, lossless: header.is_lossless }),
+    })
+}
+
+/// The `image` crate's reading of a header: size and orientation.
+fn image_header(bytes: &[u8], format: SourceFormat, max_pixels: u64) -> Result<Probe, PipelineError> {
+    let image_format = format.image_format().ok_or(PipelineError::UnsupportedFormat)?;
+    let mut decoder = image_reader(bytes, image_format, max_pixels).into_decoder().map_err(PipelineError::decode)?;
+    let (width, height) = decoder.dimensions();
+    let orientation = decoder.orientation().unwrap_or(Orientation::NoTransforms);
+    Ok(Probe { format, stored: Size::new(width, height), orientation, frames: 1, jpeg: None })
+}
+
+/// An `image` crate reader of `bytes` as `format`, its allocations bounded for a `max_pixels` image: 8 bytes
+/// per allowed pixel (RGBA16) plus 64 MiB of headroom for decoders' working buffers.
+pub(crate) fn image_reader(bytes: &[u8], format: ImageFormat, max_pixels: u64) -> ImageReader<Cursor<&[u8]>> {
+    let mut reader = ImageReader::with_format(Cursor::new(bytes), format);
+    let mut limits = Limits::default();
+    limits.max_alloc = Some(max_pixels.saturating_mul(8).saturating_add(64 << 20));
+    reader.limits(limits);
+    reader
+}
+
+/// AVIF: the container's sequence header gives the largest frame size. (HEIF's `irot`/`imir` transforms are
+/// not applied.)
+fn avif_header(bytes: &[u8]) -> Result<Probe, PipelineError> {
+    let avif = avif_parse::read_avif(&mut &bytes[..]).map_err(PipelineError::decode)?;
+    let meta = avif.primary_item_metadata().map_err(PipelineError::decode)?;
+    Ok(Probe {
+        format: SourceFormat::Avif,
+        stored: Size::new(meta.max_frame_width.get(), meta.max_frame_height.get()),
+        orientation: Orientation::NoTransforms,
+        frames: 1,
+        jpeg: None,
+    })
+}
+
+/// The EXIF orientation of a JPEG: the Orientation tag of the last `Exif` APP1 segment before the first
+/// scan (as the `image` crate reads it), or no transformation when there is none or it cannot be read.
+pub(crate) fn jpeg_orientation(bytes: &[u8]) -> Orientation {
+    jpeg_exif(bytes).and_then(Orientation::from_exif_chunk).unwrap_or(Orientation::NoTransforms)
+}
+
+/// The TIFF data of the last `Exif` APP1 segment before the first scan, found by walking the segments'
+/// lengths; `None` when there is none or the markers are damaged before one is found.
+fn jpeg_exif(bytes: &[u8]) -> Option<&[u8]> {
+    const SOS: u8 = 0xDA;
+    const EOI: u8 = 0xD9;
+    const APP1: u8 = 0xE1;
+    if !bytes.starts_with(&[0xFF, 0xD8]) {
+        return None;
+    }
+    let (mut pos, mut exif) = (2, None);
+    loop {
+        if *bytes.get(pos)? != 0xFF {
+            return exif;
+        }
+        // Any number of 0xFF fill bytes may precede a marker.
+        while *bytes.get(pos)? == 0xFF {
+            pos += 1;
+        }
+        let marker = *bytes.get(pos)?;
+        pos += 1;
+        match marker {
+            SOS | EOI => return exif,
+            // Markers without a length: TEM, RSTn (and a stray SOI).
+            0x01 | 0xD0..=0xD8 => continue,
+            _ => {}
+        }
+        let length = usize::from(u16::from_be_bytes([*bytes.get(pos)?, *bytes.get(pos + 1)?]));
+        let segment = bytes.get(pos + 2..pos + length.max(2))?;
+        if marker == APP1
+            && let Some(tiff) = segment.strip_prefix(b"Exif\0\0")
+            && !tiff.is_empty()
+        {
+            exif = Some(tiff);
+        }
+        pos += length.max(2);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Cursor;
+
+    use image::{ImageFormat, ImageReader};
+
+    use super::*;
+
+    /// An APP1 `Exif` segment whose IFD0 holds one Orientation entry (big-endian TIFF).
+    fn exif_segment(orientation: u16) -> Vec<u8> {
+        let mut tiff = b"MM\0\x2a\0\0\0\x08".to_vec();
+        tiff.extend_from_slice(&1u16.to_be_bytes());
+        tiff.extend_from_slice(&0x0112u16.to_be_bytes());
+        tiff.extend_from_slice(&3u16.to_be_bytes());
+        tiff.extend_from_slice(&1u32.to_be_bytes());
+        tiff.extend_from_slice(&orientation.to_be_bytes());
+        tiff.extend_from_slice(&[0, 0, 0, 0, 0, 0]);
+        segment(0xE1, &[b"Exif\0\0".as_slice(), &tiff].concat())
+    }
+
+    fn segment(marker: u8, payload: &[u8]) -> Vec<u8> {
+        [&[0xFF, marker][..], &((payload.len() + 2) as u16).to_be_bytes(), payload].concat()
+    }
+
+    /// `jpeg` with `segments` inserted right after SOI.
+    fn with_segments(jpeg: &[u8], segments: &[Vec<u8>]) -> Vec<u8> {
+        [&jpeg[..2], &segments.concat(), &jpeg[2..]].concat()
+    }
+
+    /// What the `image` crate's JPEG decoder reads, for comparison.
+    fn image_crate_orientation(bytes: &[u8]) -> Orientation {
+        ImageReader::with_format(Cursor::new(bytes), ImageFormat::Jpeg)
+            .into_decoder()
+            .and_then(|mut decoder| decoder.orientation())
+            .unwrap_or(Orientation::NoTransforms)
+    }
+
+    #[test]
+    fn the_jpeg_orientation_is_read_as_the_image_crate_reads_it() {
+        let plain = crate::test_jpeg::photo(32, 24, 90);
+        let jfif = segment(0xE0, b"JFIF\0\x01\x01\0\0\x01\0\x01\0\0");
+        let xmp = segment(0xE1, b"http://ns.adobe.com/xap/1.0/\0<x/>");
+        let mut cases = vec![plain.clone()];
+        for orientation in 1..=8 {
+            cases.push(with_segments(&plain, &[exif_segment(orientation)]));
+            // After other segments, with fill bytes before a marker.
+            let mut filled = jfif.clone();
+            filled.insert(0, 0xFF);
+            cases.push(with_segments(&plain, &[filled, xmp.clone(), exif_segment(orientation)]));
+        }
+        // Two Exif segments: the last one counts. An Exif segment with nothing after its name, and an
+        // orientation value out of range, count as none.
+        cases.push(with_segments(&plain, &[exif_segment(6), exif_segment(3)]));
+        cases.push(with_segments(&plain, &[segment(0xE1, b"Exif\0\0")]));
+        cases.push(with_segments(&plain, &[exif_segment(9)]));
+        for (i, case) in cases.iter().enumerate() {
+            assert_eq!(jpeg_orientation(case), image_crate_orientation(case), "case {i}");
+        }
+        assert_eq!(jpeg_orientation(&cases[12]), Orientation::Rotate90);
+        assert_eq!(jpeg_orientation(&cases[cases.len() - 3]), Orientation::Rotate180);
+    }
+
+    #[test]
+    fn a_damaged_jpeg_has_no_orientation_and_no_panic() {
+        let whole = with_segments(&crate::test_jpeg::photo(16, 16, 90), &[exif_segment(6)]);
+        assert_eq!(jpeg_orientation(&whole), Orientation::Rotate90);
+        for cut in 0..40 {
+            assert_eq!(jpeg_orientation(&whole[..cut]), Orientation::NoTransforms, "cut at {cut}");
+        }
+        // A segment length of 0 or 1 (shorter than the length field itself) or running past the end.
+        for length in [[0, 0], [0, 1], [0xFF, 0xFF]] {
+            let mut bad = whole.clone();
+            bad[4..6].copy_from_slice(&length);
+            assert_eq!(jpeg_orientation(&bad), Orientation::NoTransforms, "length {length:?}");
+        }
+        assert_eq!(jpeg_orientation(b"\xFF\xD8\xFF\xFF\xFF"), Orientation::NoTransforms);
+        assert_eq!(jpeg_orientation(b"\x89PNG"), Orientation::NoTransforms);
+    }
+}

@@ -1,0 +1,57 @@
+//! `Step`: one transformation of a render, applied to the whole image (and to every frame of an
+//! animation). `RenderPlan::steps` lists the steps a request needs, in order; every path runs that list, so
+//! a step added here cannot be skipped by one of them. The operations themselves are `crate::ops`'.
+
+use image::{DynamicImage, metadata::Orientation};
+
+use crate::{
+    PipelineError,
+    geometry::ResizePlan,
+    ops,
+    params::{Border, Crop},
+};
+
+/// One step, with what it needs decided.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Step {
+    /// The EXIF orientation, so every later step sees the image as it is meant to be seen.
+    Orient(Orientation),
+    /// `crop`, in upright source pixels.
+    Crop(Crop),
+    /// `rot`, clockwise degrees (1–359).
+    Rotate(u16),
+    /// `w`, `h`, `fit`: sharp's geometry, computed from the full-size image the steps before it make (a
+    /// JPEG shrunk on load is scaled to the same size).
+    Resize(ResizePlan),
+    Blur(f32),
+    Sharpen,
+    Gray,
+    Border(Border),
+}
+
+impl Step {
+    pub fn apply(&self, image: DynamicImage) -> Result<DynamicImage, PipelineError> {
+        Ok(match *self {
+            Self::Orient(orientation) => {
+                let mut image = image;
+                image.apply_orientation(orientation);
+                image
+            }
+            Self::Crop(rect) => ops::crop(&image, rect)?,
+            Self::Rotate(degrees) => ops::rotate(image, degrees),
+            Self::Resize(plan) => ops::resize(image, &plan)?,
+            Self::Blur(sigma) => ops::blur(image, sigma),
+            Self::Sharpen => ops::sharpen(&image),
+            Self::Gray => ops::gray(&image),
+            Self::Border(border) => ops::border(&image, border),
+        })
+    }
+}
+
+/// Runs `steps` over `image` in order.
+pub fn run(steps: &[Step], mut image: DynamicImage) -> Result<DynamicImage, PipelineError> {
+    for step in steps {
+        image = step.apply(image)?;
+    }
+    Ok(image)
+}
