@@ -78,6 +78,15 @@ impl OutputFormat {
     }
 }
 
+/// An encoded image: what a render returns.
+#[derive(Debug, Clone)]
+pub struct Rendered {
+    pub bytes: Vec<u8>,
+    pub format: OutputFormat,
+    pub width: u32,
+    pub height: u32,
+}
+
 /// RGB with transparent areas composited onto black; borrowed when the image already is 8-bit RGB.
 fn flatten(image: &DynamicImage) -> Cow<'_, RgbImage> {
     if let DynamicImage::ImageRgb8(rgb) = image {

@@ -1,33 +1,17 @@
 //! Counting an animated source's frames without decoding them, so that a file of 100,000 tiny frames is
-//! refused before any decoder walks it (`RenderOptions::max_frames`, `SHUTTERBOX_MAX_SOURCE_FRAMES`). Only
-//! the first frame is rendered today; the limit is what animation support will decode at most, and it
-//! already stops the bombs: such a file costs every client that animates it, and the decoder's time.
+//! refused before any decoder walks it (`RenderOptions::max_frames`, `SHUTTERBOX_MAX_SOURCE_FRAMES`), and an
+//! animated render's work is known before its first frame (`RenderOptions::max_animation_pixels`). Also a
+//! GIF's loop count (`gif_loops`), which the `image` crate misreads.
 //!
 //! Each count walks the container's own structure, skipping payloads by their lengths: GIF image
 //! descriptors, WebP `ANMF` chunks, APNG `fcTL` chunks (or `acTL`'s declared count, whichever is larger)
 //! and the sample count of an AVIF image sequence's tracks. A file cut short counts the frames seen so far:
 //! the decoder reports the damage itself.
 
-use crate::{PipelineError, source::SourceFormat};
-
-/// More frames than any real animation has (ten minutes at 16 frames a second).
-pub const DEFAULT_MAX_FRAMES: u32 = 10_000;
-
-/// The frames of `bytes` (1 for a still image), counting no further than `limit + 1`.
-pub fn count(bytes: &[u8], format: SourceFormat, limit: u32) -> Result<u64, PipelineError> {
-    let limit = u64::from(limit);
-    Ok(match format {
-        SourceFormat::Gif => count_gif(bytes, limit)?,
-        SourceFormat::Webp => count_webp(bytes, limit),
-        SourceFormat::Png => count_apng(bytes, limit),
-        SourceFormat::Avif => crate::isobmff::sequence_frames(bytes),
-        SourceFormat::Jpeg | SourceFormat::Tiff | SourceFormat::Bmp => 1,
-    }
-    .max(1))
-}
+use crate::PipelineError;
 
 /// The number of image descriptors in a GIF.
-fn count_gif(bytes: &[u8], limit: u64) -> Result<u64, PipelineError> {
+pub(crate) fn count_gif(bytes: &[u8], limit: u64) -> Result<u64, PipelineError> {
     let malformed = |what: &str| PipelineError::Decode(format!("malformed GIF: {what}"));
     if bytes.len() < 13 || !(bytes.starts_with(b"GIF87a") || bytes.starts_with(b"GIF89a")) {
         return Err(malformed("no GIF header"));
@@ -56,7 +40,7 @@ fn count_gif(bytes: &[u8], limit: u64) -> Result<u64, PipelineError> {
 
 /// `ANMF` chunks of a WebP: RIFF header (12 bytes), then chunks of a FourCC, a little-endian length and
 /// the payload padded to an even length.
-fn count_webp(bytes: &[u8], limit: u64) -> u64 {
+pub(crate) fn count_webp(bytes: &[u8], limit: u64) -> u64 {
     let mut at = 12;
     let mut frames = 0;
     while let Some(header) = bytes.get(at..at + 8) {
@@ -74,7 +58,7 @@ fn count_webp(bytes: &[u8], limit: u64) -> u64 {
 
 /// APNG frames: the larger of `acTL`'s declared count and the `fcTL` chunks present. PNG chunks are a
 /// big-endian length, a type, the data and a CRC, after the 8-byte signature.
-fn count_apng(bytes: &[u8], limit: u64) -> u64 {
+pub(crate) fn count_apng(bytes: &[u8], limit: u64) -> u64 {
     let (mut at, mut declared, mut controls) = (8, 0, 0);
     while let Some(header) = bytes.get(at..at + 8) {
         let len = u32::from_be_bytes([header[0], header[1], header[2], header[3]]) as usize;
@@ -142,7 +126,10 @@ fn skip_sub_blocks(bytes: &[u8], mut at: usize) -> usize {
 mod tests {
     use super::*;
 
-    use crate::samples::animated_gif as gif_of;
+    use crate::{
+        samples::animated_gif as gif_of,
+        source::{SourceFormat, count_frames as count},
+    };
 
     #[test]
     fn counts_frames_and_stops_past_the_limit() {

@@ -41,13 +41,13 @@ mod webp_yuv;
 mod yuv;
 
 pub use encode::OutputFormat;
+pub use encode::Rendered;
 pub use error::PipelineError;
-pub use frames::DEFAULT_MAX_FRAMES;
 pub use geometry::{Padding, Rect, ResizePlan, Size, plan_resize};
 pub use image_type::{IMAGE_TYPES, ImageType, ImageTypeInfo};
-pub use options::{DEFAULT_MAX_ANIMATION_PIXELS, RenderOptions};
+pub use options::{DEFAULT_MAX_ANIMATION_PIXELS, DEFAULT_MAX_FRAMES, RenderOptions};
 pub use params::{Border, Crop, Fit, Format, PARAMS, ParamError, ParamKind, ParamSpec, Quality, Transform};
 pub use placeholder::{PLACEHOLDER_SIZE, PlaceholderKind, placeholder_png};
 pub use plan::{Target, choose_auto_quality, output_size, shrink_on_load};
-pub use render::{Rendered, render};
+pub use render::render;
 pub use source::SourceFormat;

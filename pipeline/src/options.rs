@@ -3,6 +3,9 @@
 
 use crate::PipelineError;
 
+/// More frames than any real animation has (ten minutes at 16 frames a second).
+pub const DEFAULT_MAX_FRAMES: u32 = 10_000;
+
 /// Most pixels one animated render may decode, summed over its frames (`RenderOptions::max_animation_pixels`,
 /// `SHUTTERBOX_MAX_ANIMATION_PIXELS`): 500 frames of 1000×1000, or 4,000 frames of a 480×270 clip.
 pub const DEFAULT_MAX_ANIMATION_PIXELS: u64 = 500_000_000;
@@ -31,7 +34,7 @@ impl Default for RenderOptions {
         Self {
             max_pixels: 50_000_000,
             max_output_pixels: 50_000_000,
-            max_frames: crate::frames::DEFAULT_MAX_FRAMES,
+            max_frames: DEFAULT_MAX_FRAMES,
             max_animation_pixels: DEFAULT_MAX_ANIMATION_PIXELS,
             parallel: true,
         }

@@ -26,12 +26,11 @@ use turbojpeg::{Decompressor, ScalingFactor, Subsamp, YuvImage};
 
 use crate::{
     PipelineError,
-    encode::{OutputFormat, encode_yuv420},
+    encode::{OutputFormat, Rendered, encode_yuv420},
     geometry::{Rect, ResizePlan, Size},
     ops::lanczos3_resize,
     params::Quality,
     plan::RenderPlan,
-    render::Rendered,
     split_jpeg,
     steps::Step,
     yuv::Yuv420,

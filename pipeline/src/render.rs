@@ -8,21 +8,13 @@ use image::DynamicImage;
 use crate::{
     PipelineError,
     decode::decode_pixels,
-    encode::{OutputFormat, encode},
+    encode::{Rendered, encode},
     options::RenderOptions,
     params::Transform,
     plan::{RenderPath, RenderPlan, Target},
     source::Probe,
     steps::{self, Step},
 };
-
-#[derive(Debug, Clone)]
-pub struct Rendered {
-    pub bytes: Vec<u8>,
-    pub format: OutputFormat,
-    pub width: u32,
-    pub height: u32,
-}
 
 /// Renders `source` with `transform` into `target`.
 pub fn render(
@@ -103,7 +95,7 @@ mod tests {
     use image::{ImageFormat, Rgba, RgbaImage};
 
     use super::*;
-    use crate::plan::choose_auto_quality;
+    use crate::{encode::OutputFormat, plan::choose_auto_quality};
 
     fn photo(w: u32, h: u32) -> Vec<u8> {
         let img = RgbaImage::from_fn(w, h, |x, y| Rgba([(x % 251) as u8, (y % 241) as u8, ((x * y) % 239) as u8, 255]));

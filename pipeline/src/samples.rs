@@ -247,7 +247,7 @@ pub fn moving_gif(width: u16, height: u16, frames: usize, delays_cs: &[u16], loo
 const RENDER_OPTIONS: RenderOptions = RenderOptions {
     max_pixels: 50_000_000,
     max_output_pixels: 50_000_000,
-    max_frames: crate::frames::DEFAULT_MAX_FRAMES,
+    max_frames: crate::options::DEFAULT_MAX_FRAMES,
     max_animation_pixels: crate::options::DEFAULT_MAX_ANIMATION_PIXELS,
     parallel: true,
 };

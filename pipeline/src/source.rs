@@ -86,6 +86,19 @@ fn is_avif(bytes: &[u8]) -> bool {
         .any(|brand| brand == b"avif" || brand == b"avis")
 }
 
+/// The frames of `bytes` (1 for a still image), counting no further than `limit + 1`.
+pub(crate) fn count_frames(bytes: &[u8], format: SourceFormat, limit: u32) -> Result<u64, PipelineError> {
+    let limit = u64::from(limit);
+    Ok(match format {
+        SourceFormat::Gif => frames::count_gif(bytes, limit)?,
+        SourceFormat::Webp => frames::count_webp(bytes, limit),
+        SourceFormat::Png => frames::count_apng(bytes, limit),
+        SourceFormat::Avif => crate::isobmff::sequence_frames(bytes),
+        SourceFormat::Jpeg | SourceFormat::Tiff | SourceFormat::Bmp => 1,
+    }
+    .max(1))
+}
+
 /// What a source's headers say, read without decoding a pixel.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Probe {
@@ -122,7 +135,7 @@ impl Probe {
         if format == SourceFormat::Avif {
             crate::isobmff::check_boxes(bytes).map_err(PipelineError::decode)?;
         }
-        let frames = frames::count(bytes, format, options.max_frames)?;
+        let frames = count_frames(bytes, format, options.max_frames)?;
         if frames > u64::from(options.max_frames) {
             return Err(PipelineError::TooManyFrames { max_frames: options.max_frames });
         }

@@ -15,11 +15,10 @@ use image::DynamicImage;
 
 use crate::{
     PipelineError,
-    encode::{OutputFormat, check_size},
+    encode::{OutputFormat, Rendered, check_size},
     geometry::Size,
     options::RenderOptions,
     plan::RenderPlan,
-    render::Rendered,
     source::Probe,
     steps,
 };
