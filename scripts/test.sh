@@ -7,7 +7,9 @@
 #      (a worker killed mid-job, dead letters, duplicate jobs, a rate limit shared by two nodes).
 #
 # It sets up what those need on a fresh machine: starts the local PostgreSQL and Redis if they are down,
-# installs s3s-fs (`cargo install`, once) and starts it on a free port with its own directory. Every run
+# installs s3s-fs (`cargo install`, once) and starts it on a free port with its own directory, and sharp
+# from npm (once, under target/tools) as the corpus animation test's reference; the corpora are read from
+# SHUTTERBOX_CORPORA (default: shared/corpora beside the repository), and their absence fails that test. Every run
 # gets its own database-name prefix, Redis key prefix and buckets, and removes them afterwards. A service
 # that cannot be reached fails the run; nothing is skipped.
 #
@@ -51,6 +53,16 @@ export SHUTTERBOX_TEST_DB_PREFIX=sbx_${run_id}
 export SHUTTERBOX_TEST_REDIS_URL=redis://127.0.0.1:6379
 export SHUTTERBOX_TEST_S3_DATA_DIR=$work/s3
 echo "PostgreSQL, Redis and s3s-fs ($SHUTTERBOX_TEST_S3_ENDPOINT) are up"
+
+# sharp (libvips) from npm: the reference pipeline/tests/corpus_animation.rs asks what libvips reads of the
+# corpora's animations. Installed once under target/tools.
+sharp_dir=${SHUTTERBOX_SHARP_DIR:-target/tools/sharp}
+if [[ ! -d $sharp_dir/node_modules/sharp ]]; then
+  echo "== npm install sharp@0.35 into $sharp_dir"
+  npm install --silent --no-audit --no-fund --prefix "$sharp_dir" sharp@0.35
+fi
+SHUTTERBOX_SHARP_NODE_MODULES=$(cd "$sharp_dir/node_modules" && pwd)
+export SHUTTERBOX_SHARP_NODE_MODULES
 
 echo "== tests: unit, backends, end-to-end against the embedded deployment"
 # cluster:: and faults:: always run distributed (they stop and start services); they run below.

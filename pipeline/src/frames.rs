@@ -80,8 +80,9 @@ pub(crate) fn count_apng(bytes: &[u8], limit: u64) -> u64 {
     declared.max(controls)
 }
 
-/// How many times a GIF plays, as libvips reads it (`Loops`): the loop count of its NETSCAPE2.0 (or
-/// ANIMEXTS1.0) application extension before the first image, 0 meaning for ever; 1 when there is none.
+/// How many times a GIF plays, as libvips and browsers read it (`Loops`): its NETSCAPE2.0 (or ANIMEXTS1.0)
+/// application extension before the first image repeats it that many times after the first play, 0
+/// meaning for ever; without one it plays once.
 pub(crate) fn gif_loops(bytes: &[u8]) -> u16 {
     if bytes.len() < 13 {
         return 1;
@@ -97,7 +98,8 @@ pub(crate) fn gif_loops(bytes: &[u8]) -> u16 {
             && (name == Some(b"NETSCAPE2.0") || name == Some(b"ANIMEXTS1.0"))
             && let Some(&[3, 1, low, high]) = bytes.get(at + 14..at + 18)
         {
-            return u16::from_le_bytes([low, high]);
+            let repeats = u16::from_le_bytes([low, high]);
+            return if repeats == 0 { 0 } else { repeats.saturating_add(1) };
         }
         at = skip_sub_blocks(bytes, at + 2);
     }

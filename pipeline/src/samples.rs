@@ -219,7 +219,7 @@ pub fn moving_gif(width: u16, height: u16, frames: usize, delays_cs: &[u16], loo
     let _ = match loops {
         1 => Ok(()),
         0 => encoder.set_repeat(gif::Repeat::Infinite),
-        n => encoder.set_repeat(gif::Repeat::Finite(n)),
+        plays => encoder.set_repeat(gif::Repeat::Finite(plays - 1)),
     };
     for i in 0..frames {
         let (w, h) = (u32::from(width), u32::from(height));

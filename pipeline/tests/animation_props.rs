@@ -94,7 +94,7 @@ fn gif(spec: &AnimationSpec) -> Vec<u8> {
         match spec.loops {
             1 => {}
             0 => encoder.set_repeat(gif::Repeat::Infinite).unwrap(),
-            n => encoder.set_repeat(gif::Repeat::Finite(n)).unwrap(),
+            plays => encoder.set_repeat(gif::Repeat::Finite(plays - 1)).unwrap(),
         }
         for frame in &spec.frames {
             let (left, top, fw, fh) = placed(frame, spec.width, spec.height);
@@ -208,7 +208,7 @@ fn loops_of(bytes: &[u8]) -> u16 {
         return match decoder.repeat() {
             gif::Repeat::Infinite => 0,
             gif::Repeat::Finite(0) => 1,
-            gif::Repeat::Finite(n) => n,
+            gif::Repeat::Finite(n) => n.saturating_add(1),
         };
     }
     let decoder = WebPDecoder::new(Cursor::new(bytes)).unwrap();

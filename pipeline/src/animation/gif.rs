@@ -24,11 +24,11 @@ impl GifAnimation {
         let side = |n: u32| u16::try_from(n).map_err(PipelineError::internal);
         let (width, height) = (side(size.width)?, side(size.height)?);
         let mut encoder = ::gif::Encoder::new(Vec::new(), width, height, &[]).map_err(PipelineError::internal)?;
-        // Without a NETSCAPE block a GIF plays once; with one, its count is what libvips reads as `loop`.
+        // Without a NETSCAPE block a GIF plays once; with one, it repeats that many times after the first.
         match loops {
             1 => {}
             0 => encoder.set_repeat(::gif::Repeat::Infinite).map_err(PipelineError::internal)?,
-            n => encoder.set_repeat(::gif::Repeat::Finite(n)).map_err(PipelineError::internal)?,
+            plays => encoder.set_repeat(::gif::Repeat::Finite(plays - 1)).map_err(PipelineError::internal)?,
         }
         Ok(Self { encoder, width, height })
     }

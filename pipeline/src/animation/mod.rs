@@ -24,7 +24,7 @@ use crate::{
 };
 
 /// How many times an animation plays: 0 for ever, else that many times (WebP's `ANIM` loop count, APNG's
-/// `num_plays`; a GIF's as libvips reads it: its NETSCAPE loop count, 1 without one).
+/// `num_plays`; a GIF's as libvips and browsers read it: its NETSCAPE repeat count plus one, 1 without one).
 pub(crate) type Loops = u16;
 
 /// Renders every frame of an animated `source` as `plan` says, into an animated GIF or WebP.

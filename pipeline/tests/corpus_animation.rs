@@ -1,0 +1,132 @@
+//! The animated files of the shared corpora (image-gif's and image-png's test images, libwebp's test data)
+//! against libvips: every file sharp reads as an animation (`sharp(file, { animated: true })`, more than one
+//! page) renders as an animated WebP and an animated GIF with libvips' frame count, delays (a GIF's rounded to
+//! the hundredths it stores) and loop count. The corpora are read from `SHUTTERBOX_CORPORA` (default: the
+//! `shared/corpora` folder beside the repository); sharp from `SHUTTERBOX_SHARP_NODE_MODULES` (a
+//! node_modules holding sharp; scripts/test.sh installs it). Either missing fails the test, naming it.
+
+// A test fails by panicking: unwrap and expect are how it says so.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::{io::Cursor, path::PathBuf, process::Command};
+
+use image::{AnimationDecoder, codecs::gif::GifDecoder};
+use shutterbox_pipeline::{OutputFormat, RenderOptions, Target, Transform, render};
+
+const FOLDERS: [&str; 3] = ["image-gif", "image-png", "libwebp-test-data"];
+
+fn corpora() -> PathBuf {
+    let dir = std::env::var_os("SHUTTERBOX_CORPORA")
+        .map_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpora"), PathBuf::from);
+    assert!(dir.is_dir(), "the corpora are not at {} (set SHUTTERBOX_CORPORA)", dir.display());
+    dir
+}
+
+/// sharp's reading of each file: (file, pages, delays in ms, loop count), for the files it animates.
+fn sharp_animations(files: &[PathBuf]) -> Vec<(PathBuf, usize, Vec<u32>, u64)> {
+    let modules = std::env::var("SHUTTERBOX_SHARP_NODE_MODULES")
+        .expect("SHUTTERBOX_SHARP_NODE_MODULES names no node_modules with sharp in it (scripts/test.sh installs one)");
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../scripts/sharp-animation.cjs");
+    let output = Command::new("node").arg(script).args(files).env("NODE_PATH", &modules).output().expect("node runs");
+    assert!(output.status.success(), "sharp: {}", String::from_utf8_lossy(&output.stderr));
+    let mut animations = Vec::new();
+    for line in String::from_utf8(output.stdout).unwrap().lines() {
+        let value: serde_json::Value = serde_json::from_str(line).unwrap();
+        let pages = value["pages"].as_u64().unwrap_or(1) as usize;
+        if pages > 1 {
+            let delays = value["delay"].as_array().unwrap().iter().map(|d| d.as_u64().unwrap() as u32).collect();
+            let loops = value["loop"].as_u64().unwrap_or(0);
+            animations.push((PathBuf::from(value["file"].as_str().unwrap()), pages, delays, loops));
+        }
+    }
+    animations
+}
+
+/// Frame count and delays (ms) of an animated WebP (libwebp's decoder) or GIF.
+fn frames_of(bytes: &[u8]) -> Vec<u32> {
+    if bytes.starts_with(b"GIF") {
+        return GifDecoder::new(Cursor::new(bytes))
+            .unwrap()
+            .into_frames()
+            .map(|frame| {
+                let (n, d) = frame.unwrap().delay().numer_denom_ms();
+                n / d.max(1)
+            })
+            .collect();
+    }
+    let animation = webp::AnimDecoder::new(bytes).decode().unwrap();
+    let mut previous = 0;
+    (&animation)
+        .into_iter()
+        .map(|frame| {
+            let delay = (frame.get_time_ms() - previous) as u32;
+            previous = frame.get_time_ms();
+            delay
+        })
+        .collect()
+}
+
+/// How many times an animated GIF or WebP plays, as libvips reads it (0 for ever; a GIF repeats its
+/// NETSCAPE count after the first play, and plays once without one).
+fn loops_of(bytes: &[u8]) -> u64 {
+    if bytes.starts_with(b"GIF") {
+        return match gif::DecodeOptions::new().read_info(Cursor::new(bytes)).unwrap().repeat() {
+            gif::Repeat::Infinite => 0,
+            gif::Repeat::Finite(0) => 1,
+            gif::Repeat::Finite(n) => u64::from(n) + 1,
+        };
+    }
+    // `ANIM`: background colour (4 bytes), then the loop count, little-endian.
+    let anim = bytes.windows(4).position(|w| w == b"ANIM").unwrap();
+    u64::from(u16::from_le_bytes([bytes[anim + 12], bytes[anim + 13]]))
+}
+
+#[test]
+fn corpus_animations_keep_libvips_frames_and_delays() {
+    let root = corpora();
+    let mut files = Vec::new();
+    for folder in FOLDERS {
+        for entry in std::fs::read_dir(root.join(folder)).unwrap() {
+            let path = entry.unwrap().path();
+            if matches!(path.extension().and_then(|e| e.to_str()), Some("gif" | "png" | "webp")) {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    let animations = sharp_animations(&files);
+    assert!(animations.len() >= 5, "only {} animated files found among {}", animations.len(), files.len());
+    let mut failures = Vec::new();
+    for (file, pages, delays, loops) in &animations {
+        let bytes = std::fs::read(file).unwrap();
+        for format in [OutputFormat::Webp, OutputFormat::Gif] {
+            let transform = Transform::from_query("w=64").unwrap();
+            let rendered = match render(&bytes, &transform, Target::Format(format), RenderOptions::default()) {
+                Ok(rendered) => rendered,
+                Err(e) => {
+                    failures.push(format!("{} as {format:?}: {e}", file.display()));
+                    continue;
+                }
+            };
+            let expected: Vec<u32> = match format {
+                OutputFormat::Gif => delays.iter().map(|ms| (ms + 5) / 10 * 10).collect(),
+                _ => delays.clone(),
+            };
+            let (got, got_loops) = (frames_of(&rendered.bytes), loops_of(&rendered.bytes));
+            if got.len() != *pages || got != expected || got_loops != *loops {
+                failures.push(format!(
+                    "{} as {format:?}: {} frames {got:?} looping {got_loops}, libvips {pages} {expected:?} looping {loops}",
+                    file.display(),
+                    got.len()
+                ));
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} animated files differ from libvips:\n{}",
+        failures.len(),
+        animations.len(),
+        failures.join("\n")
+    );
+}
