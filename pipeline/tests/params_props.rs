@@ -305,6 +305,10 @@ fn to_pairs(t: &Transform, s: Spelling, verbose: bool) -> Vec<(String, String)> 
         let sep = if s.spaces { ", " } else { "," };
         push("crop", [x, y, width, height].map(number).join(sep));
     }
+    if verbose || t.still {
+        // `anim` says whether to animate: the opposite of `still`.
+        push("anim", boolean(!t.still));
+    }
     pairs
 }
 
