@@ -35,7 +35,7 @@ use crate::{
 pub enum Target {
     /// A format named by `format` or by the URL's extension.
     Format(OutputFormat),
-    /// `format=auto`: the service chooses (see `choose_auto_format`).
+    /// `format=auto`: the service chooses (see `AUTO_FORMAT`).
     Auto,
     /// The source's own format (no `format`, extension matching the original).
     Source,
@@ -104,7 +104,7 @@ impl RenderPlan {
         }
         let output = match target {
             Target::Format(format) => format,
-            Target::Auto => choose_auto_format(probe.format),
+            Target::Auto => AUTO_FORMAT,
             Target::Source => source_output(probe.format),
         };
         let animated = probe.frames > 1 && !transform.still && matches!(output, OutputFormat::Gif | OutputFormat::Webp);
@@ -215,9 +215,7 @@ impl RenderPlan {
 /// included, universally decoded, far faster to encode than AVIF, and animated where the source is, in a
 /// fraction of a GIF's bytes). Never depends on the request (no `Accept` sniffing), so one URL is one
 /// cacheable object.
-pub(crate) fn choose_auto_format(_source: SourceFormat) -> OutputFormat {
-    OutputFormat::Webp
-}
+pub(crate) const AUTO_FORMAT: OutputFormat = OutputFormat::Webp;
 
 /// The output format of a request that names none: the source's own (BMP, which is never written, as
 /// PNG).

@@ -191,10 +191,15 @@ fn image_header(bytes: &[u8], format: SourceFormat, max_pixels: u64) -> Result<P
 /// per allowed pixel (RGBA16) plus 64 MiB of headroom for decoders' working buffers.
 pub(crate) fn image_reader(bytes: &[u8], format: ImageFormat, max_pixels: u64) -> ImageReader<Cursor<&[u8]>> {
     let mut reader = ImageReader::with_format(Cursor::new(bytes), format);
+    reader.limits(decoder_limits(max_pixels));
+    reader
+}
+
+/// The `image` crate's allocation bound for decoding a `max_pixels` image (`image_reader`).
+pub(crate) fn decoder_limits(max_pixels: u64) -> Limits {
     let mut limits = Limits::default();
     limits.max_alloc = Some(max_pixels.saturating_mul(8).saturating_add(64 << 20));
-    reader.limits(limits);
-    reader
+    limits
 }
 
 /// AVIF: the container's sequence header gives the largest frame size. (HEIF's `irot`/`imir` transforms are

@@ -7,13 +7,16 @@
 use std::{io::Cursor, ptr};
 
 use image::{
-    AnimationDecoder, ImageDecoder, Limits, RgbaImage,
+    AnimationDecoder, ImageDecoder, RgbaImage,
     codecs::{gif::GifDecoder, png::PngDecoder},
     metadata::LoopCount,
 };
 
 use super::{Frame, Loops};
-use crate::{PipelineError, source::SourceFormat};
+use crate::{
+    PipelineError,
+    source::{SourceFormat, decoder_limits},
+};
 
 /// Frames as they are decoded.
 pub(crate) type FrameStream<'a> = Box<dyn Iterator<Item = Result<Frame, PipelineError>> + 'a>;
@@ -24,8 +27,7 @@ pub(crate) fn frames(
     format: SourceFormat,
     max_pixels: u64,
 ) -> Result<(FrameStream<'_>, Loops), PipelineError> {
-    let mut limits = Limits::default();
-    limits.max_alloc = Some(max_pixels.saturating_mul(8).saturating_add(64 << 20));
+    let limits = decoder_limits(max_pixels);
     let (frames, loops) = match format {
         SourceFormat::Gif => {
             let mut decoder = GifDecoder::new(Cursor::new(bytes)).map_err(PipelineError::decode)?;
