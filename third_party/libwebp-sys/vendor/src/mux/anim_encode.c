@@ -656,8 +656,8 @@ static int IsLossyBlendingPossible(const WebPPicture* const src,
                                    const WebPPicture* const dst,
                                    const FrameRectangle* const rect,
                                    float quality) {
-  const int max_allowed_diff_lossy = QualityToMaxDiff(quality);
   int i, j;
+  (void)quality;
   assert(src->width == dst->width && src->height == dst->height);
   assert(rect->x_offset_ + rect->width_ <= dst->width);
   assert(rect->y_offset_ + rect->height_ <= dst->height);
@@ -666,10 +666,12 @@ static int IsLossyBlendingPossible(const WebPPicture* const src,
       const uint32_t src_pixel = src->argb[j * src->argb_stride + i];
       const uint32_t dst_pixel = dst->argb[j * dst->argb_stride + i];
       const uint32_t dst_alpha = dst_pixel >> 24;
-      if (dst_alpha != 0xff &&
-          !PixelsAreSimilar(src_pixel, dst_pixel, max_allowed_diff_lossy)) {
-        // In this case, if we use blending, we can't attain the desired
-        // 'dst_pixel' value for this pixel. So, blending is not possible.
+      // A lossy sub-frame only turns fully opaque pixels transparent
+      // (FlattenSimilarBlocks), so a partly transparent pixel would be
+      // blended over itself, its opacity compounding: blending is possible
+      // where the new pixel is opaque or both are fully transparent
+      // (Shutterbox; README.md).
+      if (dst_alpha != 0xff && !(dst_alpha == 0 && (src_pixel >> 24) == 0)) {
         return 0;
       }
     }
