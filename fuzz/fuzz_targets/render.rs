@@ -5,13 +5,22 @@
 //! suite's (`samples::check_render`): a valid request renders, its output decodes at the planned size, and
 //! a refusal is the request's error for its reason. A violation or a panic is a crash.
 //!
+//! A quarter of the runs are animations instead (`samples::AnimationSpec`: a GIF, APNG or animated WebP of
+//! 1–12 frames at 1–64 px a side, every disposal and blend mode, transparency, interlaced frames, frames
+//! anywhere on the canvas) with a request on one (`samples::animation_request`), checked by the animation
+//! property suite's `samples::check_animation`: frame count, delays, loop count and every frame against
+//! the still render.
+//!
 //! Where `decode` feeds arbitrary bytes to the decoders, this one keeps the inputs valid so the fuzzer
 //! spends its time on the space of sizes, layouts and parameters instead.
 
 #![no_main]
 
 use libfuzzer_sys::{arbitrary::Unstructured, fuzz_target};
-use shutterbox_pipeline::samples::{Choices, SampleKind, Source, check_render, random_request};
+use shutterbox_pipeline::samples::{
+    AnimationKind, AnimationSpec, Choices, SampleKind, Source, animation_request, check_animation, check_render,
+    random_request,
+};
 
 /// The fuzz bytes as choices; once they run out every choice is its lowest value.
 struct FuzzChoices<'a, 'b>(&'a mut Unstructured<'b>);
@@ -25,6 +34,15 @@ impl Choices for FuzzChoices<'_, '_> {
 fuzz_target!(|data: &[u8]| {
     let mut bytes = Unstructured::new(data);
     let mut choices = FuzzChoices(&mut bytes);
+    if choices.chance(25) {
+        let kind = choices.pick(&AnimationKind::ALL);
+        let spec = AnimationSpec::generate(&mut choices, 64, 12);
+        let (query, target) = animation_request(&mut choices);
+        if let Err(violation) = check_animation(kind, &spec, &query, target) {
+            panic!("{violation}");
+        }
+        return;
+    }
     let kind = choices.pick(&SampleKind::ALL);
     // Small sides keep each run fast; AVIF sources and outputs (libaom, tens of ms) smaller still.
     let largest = if matches!(kind, SampleKind::Avif | SampleKind::AvifAlpha) { 24 } else { 96 };

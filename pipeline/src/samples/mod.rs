@@ -10,6 +10,10 @@
 //! and our own AVIF encoder. The picture is photo-like (gradients, waves and seeded noise, alpha varying
 //! across it for the kinds that have alpha) so resampling and entropy coding see realistic data.
 
+mod animation;
+
+pub use animation::{AnimationKind, AnimationSpec, FrameSpec, animation_request, check_animation};
+
 use std::{
     io::Cursor,
     panic::{AssertUnwindSafe, catch_unwind},
