@@ -2,7 +2,7 @@
 -- before, so nothing can be a cache hit, while the work per request stays nearly the same.
 --
 --   wrk -t C -c C -d 15s --latency --timeout 60s -s scripts/bench-saturation.lua http://127.0.0.1:PORT -- \
---       STYLE PREFIX STEM EXT COPIES FORMAT QUALITY THREADS [warmup]
+--       STYLE PREFIX STEM EXT COPIES FORMAT QUALITY THREADS LOW [warmup]
 --
 -- STYLE    ours | sharp | thumbor (how the URL is spelled)
 -- PREFIX   path before the file name: /v1/file/<account>/<folder>/ for ours, / for sharp (thumbor ignores it)
@@ -10,11 +10,12 @@
 --          names: ours keys its variants by file id, so each copy adds 4096 unrendered variants)
 -- FORMAT   jpeg | webp | avif | png;  QUALITY: a number, or - for none (PNG)
 -- THREADS  the -t given to wrk: init() runs before every thread exists, so it cannot count them itself
--- warmup   boxes of 385..448 instead of 449..512, so the warm-up's variants are not the measured ones
+-- LOW      the smallest box side: boxes are LOW..LOW+63 a side (449 for the photos, 209 for the clip)
+-- warmup   boxes of LOW-64..LOW-1 instead, so the warm-up's variants are not the measured ones
 --
 -- Request i of thread t has the global index n = t + i * THREADS (threads interleave and never collide);
--- the box is (lo + n % 64) × (lo + n / 64 % 64) and the copy n / 4096. With a 4:3 source the fitted width
--- is the box width, so the output stays 449..512 px wide. done() prints one line, "SAT key=value ...",
+-- the box is (lo + n % 64) × (lo + n / 64 % 64) and the copy n / 4096. With a 4:3 or 16:9 source the
+-- fitted width is the box width, so the output stays LOW..LOW+63 px wide. done() prints one line, "SAT key=value ...",
 -- which the driver parses (done runs in wrk's main Lua state, which never saw init's arguments, so the
 -- driver, not this script, checks that the run stayed within COPIES × 4096 indices).
 
@@ -31,10 +32,11 @@ local issued = 0
 function init(args)
    style, prefix, stem, ext = args[1], args[2], args[3], args[4]
    copies, format, quality, threads = tonumber(args[5]), args[6], args[7], tonumber(args[8])
-   lo = (args[9] == "warmup") and 385 or 449
-   if not (style == "ours" or style == "sharp" or style == "thumbor") or not threads or not copies then
-      error("usage: -- ours|sharp|thumbor PREFIX STEM EXT COPIES FORMAT QUALITY THREADS [warmup]")
+   lo = tonumber(args[9])
+   if not (style == "ours" or style == "sharp" or style == "thumbor") or not threads or not copies or not lo then
+      error("usage: -- ours|sharp|thumbor PREFIX STEM EXT COPIES FORMAT QUALITY THREADS LOW [warmup]")
    end
+   if args[10] == "warmup" then lo = lo - 64 end
 end
 
 function request()

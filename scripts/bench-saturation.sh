@@ -4,6 +4,7 @@
 #
 #   scripts/bench-saturation.sh
 #   SAT_SECS=10 SAT_CASES='jpeg12mp:jpeg jpeg12mp:webp jpeg2mp:jpeg jpeg2mp:webp' scripts/bench-saturation.sh
+#   SAT_CASES='gif100:webp gif100:gif' scripts/bench-saturation.sh     # the animated cases alone
 #
 # 1. Installs what is missing: wrk, curl, file (apt-get, as root or through sudo: scripts/lib/provision.sh),
 #    sharp 0.35 (`npm install --prefix <tools>/sharp`) and thumbor (`pip install thumbor` in a venv at
@@ -12,7 +13,9 @@
 # 2. Builds `cargo build --release --locked --bin shutterbox`. Sources: the corpus's 12 MP photo
 #    (pipeline/examples/make_corpus.rs: 4000×3000, baseline, q90, 4:2:0; written into <target>/corpus when
 #    missing), and, derived from it with Pillow (thumbor's own dependency, so nothing more to install),
-#    Lanczos to 1600×1200, a 2 MP JPEG (q90, 4:2:0) and an RGB PNG. Deterministic for given tool versions.
+#    Lanczos to 1600×1200, a 2 MP JPEG (q90, 4:2:0) and an RGB PNG; and the corpus's 100-frame clip
+#    (`clip-480x270-100.gif`: a camera panning over a photo, 40 ms a frame, each frame its own palette), the
+#    animated source. Deterministic for given tool versions.
 # 3. For each case (SOURCE:OUTPUT), each concurrency C ($SAT_CONCURRENCY, default 2×cores then cores), each
 #    of $SAT_ROUNDS rounds (default 1) and each server in turn (ours, sharp, thumbor; the order reversed in
 #    every other case and every other round, as it favours one side on a host whose speed drifts), never
@@ -25,13 +28,15 @@
 #      $SAT_THUMBOR_PROCESSES processes (default one per core: a single thumbor process uses one core; its
 #      processes share the listening socket, so with C = cores both connections may land on one process,
 #      which then serves them in turn: compare its C = cores figure with its 2×cores one);
-#    - one probe request, which must answer 200 with the asked format (Content-Type and `file`): a server
-#      other than ours that cannot is "n/a" for the case (thumbor silently falls back to the source format
-#      when its Pillow lacks an encoder);
+#    - one probe request, which must answer 200 with the asked format (Content-Type and `file`), and for
+#      the clip all of its 100 frames (counted by Pillow): a server other than ours that cannot is "n/a"
+#      for the case (thumbor silently falls back to the source format when its Pillow lacks an encoder, and
+#      writes one frame of an animation without gifsicle); sharp reads the clip with `animated: true`;
 #    - a warm-up of $SAT_WARMUP seconds on other boxes (385..448 px), then the server is left to go idle;
 #    - wrk -t C -c C -d $SAT_SECS --latency with scripts/bench-saturation.lua: box width and height each
-#      449..512 from a per-thread counter, so every request is a variant never asked before, while the
-#      work per request stays nearly constant. 64×64 boxes are 4096 variants per file: each source is
+#      449..512 (the clip: 209..272, so about the w=240 people ask of an animation) from a per-thread
+#      counter, so every request is a variant never asked before, while the work per request stays nearly
+#      constant. 64×64 boxes are 4096 variants per file: each source is
 #      present under $SAT_COPIES names (default enough for 1000 req/s over $SAT_SECS; ours keys variants by
 #      file id), and a run that used them all is marked ("wrapped");
 #    - from /proc: the CPU time of the server's process tree (utime+stime of each live process plus its
@@ -44,18 +49,18 @@
 #    is the median of each round's ratio: on a shared host one run of a case can swing ±15%, and the rounds
 #    of the two servers are taken minutes, not a quarter of an hour, apart.
 #
-# Cases: SOURCE is jpeg12mp, jpeg2mp or png2mp; OUTPUT is jpeg (q80), webp (q75), avif (q65) or png (no
-# quality). AVIF is compared at equal quality, not equal `q`: our q is on JPEG's scale (q80 is sharp's default
+# Cases: SOURCE is jpeg12mp, jpeg2mp, png2mp or gif100 (the clip); OUTPUT is jpeg (q80), webp (q75), avif
+# (q65), png (no quality) or gif (no quality; the clip's animated outputs are webp and gif). AVIF is compared at equal quality, not equal `q`: our q is on JPEG's scale (q80 is sharp's default
 # AVIF), so the peers get $SAT_PEER_AVIF_Q (default 40), where sharp's output has the SSIM of our q65 on the
 # benchmark's boxes (`scripts/quality-compare.py --avif-curve 480`: ours q65 0.9371 at 4,147 bytes, sharp
 # q40 0.9360 at 3,877, q45 0.9481 at 5,342; at the same q65 sharp writes 2.3× our bytes at 0.9648). SAT_CASES=all is all twelve; the default leaves out AVIF from the 12 MP JPEG and from the PNG
-# (an AVIF encode is slow everywhere, and the 2 MP JPEG's shows it): ten cases, 60 runs of SAT_WARMUP +
+# (an AVIF encode is slow everywhere, and the 2 MP JPEG's shows it), plus the clip to animated WebP and GIF: twelve cases, 60 runs of SAT_WARMUP +
 # SAT_SECS + about 3.5 s of start, probe and settling, so about 21 minutes on two cores once built and
 # installed (a fresh clone adds the release build and make_corpus, 20 minutes or more on two cores).
 #
 # Environment: SAT_SECS (15), SAT_WARMUP (2), SAT_PEER_AVIF_Q (40), SAT_CASES, SAT_CONCURRENCY ("2×cores cores"), SAT_ROUNDS (1), SAT_SERVERS
 # ("ours sharp thumbor"), SAT_OURS_BIN (a `shutterbox` binary to run as ours instead of building this
-# checkout: for before/after pairs), SAT_PERF (a sampling rate, e.g. 999: `perf record` on the server during
+# checkout: for before/after pairs), SAT_OURS_CACHE_BYTES (ours' SHUTTERBOX_CACHE_BYTES, else its default), SAT_PERF (a sampling rate, e.g. 999: `perf record` on the server during
 # each measured run, into <out>/LABEL.perf), SAT_COPIES, SAT_THUMBOR_PROCESSES (cores), SAT_TOOLS, SAT_KEEP=1 (keep the
 # temporary directory), CARGO_TARGET_DIR, SHUTTERBOX_CORPUS (<target>/corpus). Fails when a server does not
 # come up, when ours answers anything but 200, or when ours shows a cache hit.
@@ -88,13 +93,15 @@ copies=${SAT_COPIES:-$(((secs * 1000 + 4095) / 4096))}
 thumbor_procs=${SAT_THUMBOR_PROCESSES:-$cores}
 peer_avif_q=${SAT_PEER_AVIF_Q:-40}
 default_cases="jpeg12mp:jpeg jpeg12mp:webp jpeg12mp:png jpeg2mp:jpeg jpeg2mp:webp jpeg2mp:avif jpeg2mp:png
-  png2mp:jpeg png2mp:webp png2mp:png"
+  png2mp:jpeg png2mp:webp png2mp:png gif100:webp gif100:gif"
 cases=${SAT_CASES:-$default_cases}
 [[ $cases == all ]] && cases="jpeg12mp:jpeg jpeg12mp:webp jpeg12mp:avif jpeg12mp:png jpeg2mp:jpeg jpeg2mp:webp
-  jpeg2mp:avif jpeg2mp:png png2mp:jpeg png2mp:webp png2mp:avif png2mp:png"
+  jpeg2mp:avif jpeg2mp:png png2mp:jpeg png2mp:webp png2mp:avif png2mp:png gif100:webp gif100:gif"
 tck=$(getconf CLK_TCK)
 # The user's own settings (a database URL, signing keys…) must not reach the benchmarked server.
 for v in $(compgen -e | grep '^SHUTTERBOX_' || true); do unset "$v"; done
+# Ours' memory cache (SHUTTERBOX_CACHE_BYTES) for a run that separates it from the rest of the peak RSS.
+[[ -z ${SAT_OURS_CACHE_BYTES:-} ]] || export SHUTTERBOX_CACHE_BYTES=$SAT_OURS_CACHE_BYTES
 
 work=$(mktemp -d /tmp/bench-saturation.XXXXXX)
 tools=${SAT_TOOLS:-$work/tools}
@@ -180,13 +187,14 @@ else
   bin=$target/release/shutterbox
 fi
 [[ -x $bin ]] || die "$bin was not built"
-if [[ ! -s $corpus/photo-4000x3000.jpg ]]; then
+if [[ ! -s $corpus/photo-4000x3000.jpg || ! -s $corpus/clip-480x270-100.gif ]]; then
   log "writing the corpus into $corpus (make_corpus)"
   cargo run --release --locked -p shutterbox-pipeline --example make_corpus -- "$corpus" >&2
 fi
 src=$work/src
 mkdir -p "$src"
 cp "$corpus/photo-4000x3000.jpg" "$src/photo12mp.jpg"
+cp "$corpus/clip-480x270-100.gif" "$src/clip100.gif"
 "$venv/bin/python" - "$src" <<'EOF'
 import sys
 from PIL import Image
@@ -197,7 +205,7 @@ small.save(f"{d}/photo2mp.jpg", "JPEG", quality=90, subsampling=2)  # 2: 4:2:0, 
 small.save(f"{d}/photo2mp.png", "PNG")
 EOF
 # The copies: hard links, the same bytes under other names (see the header).
-for f in photo12mp.jpg photo2mp.jpg photo2mp.png; do
+for f in photo12mp.jpg photo2mp.jpg photo2mp.png clip100.gif; do
   for ((k = 0; k < copies; k++)); do ln "$src/$f" "$src/${f%.*}-c$k.${f##*.}"; done
 done
 
@@ -320,9 +328,13 @@ wrk_run() {
   [[ -n ${r[requests]:-} ]] || die "no SAT line in $out/$label.txt"
 }
 
-declare -A quality=([jpeg]=80 [webp]=75 [avif]=65 [png]=-)
-declare -A file_of=([jpeg12mp]=photo12mp.jpg [jpeg2mp]=photo2mp.jpg [png2mp]=photo2mp.png)
-declare -A magic=([jpeg]='^JPEG image data' [webp]='Web/P image' [avif]='AVIF' [png]='^PNG image data')
+declare -A quality=([jpeg]=80 [webp]=75 [avif]=65 [png]=- [gif]=-)
+declare -A file_of=([jpeg12mp]=photo12mp.jpg [jpeg2mp]=photo2mp.jpg [png2mp]=photo2mp.png [gif100]=clip100.gif)
+# The smallest box side of the measured runs (the warm-up's is 64 less, the probe's 65 less).
+declare -A box_of=([jpeg12mp]=449 [jpeg2mp]=449 [png2mp]=449 [gif100]=209)
+# Frames a probe's output must have (the animated source's count; a still is one).
+declare -A frames_of=([jpeg12mp]=1 [jpeg2mp]=1 [png2mp]=1 [gif100]=100)
+declare -A magic=([jpeg]='^JPEG image data' [webp]='Web/P image' [avif]='AVIF' [png]='^PNG image data' [gif]='^GIF image data')
 
 {
   echo "date=$(date -u '+%Y-%m-%d %H:%M')"
@@ -345,7 +357,7 @@ console.log(\`\${s.versions.sharp} (libvips \${s.versions.vips}, concurrency \${
   echo "rounds=$rounds"
   echo "warmup=$warmup"
   echo "copies=$copies"
-  for f in photo12mp.jpg photo2mp.jpg photo2mp.png; do
+  for f in photo12mp.jpg photo2mp.jpg photo2mp.png clip100.gif; do
     echo "source_$f=$(file -b "$src/$f" | grep -oE 'baseline|progressive|[0-9]{3,} ?x ?[0-9]{3,}' | tr -d ' ' | xargs) $(stat -c%s "$src/$f")"
   done
 } >"$out/env.txt"
@@ -358,7 +370,8 @@ case_no=0 run_no=0
 for case in $cases; do
   source_id=${case%%:*} format=${case#*:}
   file=${file_of[$source_id]:-} q=${quality[$format]:-}
-  [[ -n $file && -n $q ]] || die "unknown case '$case' (SOURCE:OUTPUT, SOURCE jpeg12mp|jpeg2mp|png2mp, OUTPUT jpeg|webp|avif|png)"
+  [[ -n $file && -n $q ]] || die "unknown case '$case' (SOURCE:OUTPUT, SOURCE jpeg12mp|jpeg2mp|png2mp|gif100, OUTPUT jpeg|webp|avif|png|gif)"
+  box=${box_of[$source_id]} frames=${frames_of[$source_id]}
   stem=${file%.*} ext=${file##*.}
   read -ra order <<<"$servers"
   if ((case_no % 2)); then mapfile -t order < <(printf '%s\n' "${order[@]}" | tac); fi
@@ -380,12 +393,15 @@ for case in $cases; do
       settle "$cur_pid"
 
       # The probe: a box outside both ranges, in the asked format or n/a.
-      probe_url=$(url_of "$server" "$stem-c0.$ext" "$format" "$q" 384 384)
+      probe_url=$(url_of "$server" "$stem-c0.$ext" "$format" "$q" $((box - 65)) $((box - 65)))
       code=$(curl -sS -D "$work/$label/probe.headers" -o "$work/$label/probe.out" -w '%{http_code}' "$probe_url" || echo 000)
       ctype=$(awk -F': *' 'tolower($1) == "content-type" { print $2 }' "$work/$label/probe.headers" | tr -d '\r')
       what=$(file -b "$work/$label/probe.out")
+      got_frames=$("$venv/bin/python" -c 'import sys; from PIL import Image; print(getattr(Image.open(sys.argv[1]), "n_frames", 1))' \
+        "$work/$label/probe.out" 2>/dev/null || echo 0)
+      ((frames == 1)) || what+=" ($got_frames frames)"
       echo "$label probe: $probe_url -> $code $ctype, $what" >>"$out/probes.txt"
-      if [[ $code != 200 || $ctype != "image/$format" ]] || ! grep -Eq "${magic[$format]}" <<<"$what"; then
+      if [[ $code != 200 || $ctype != "image/$format" || $got_frames != "$frames" ]] || ! grep -Eq "${magic[$format]}" <<<"$what"; then
         [[ $server == ours ]] && die "ours answered the probe $probe_url with $code $ctype ($what)"
         log "$server cannot render $case: $code $ctype ($what): n/a"
         row "$case" "$c" "$round" "$server" n/a '' '' '' '' '' '' '' '' '' '' "answered $code ${ctype:-no type} (${what%%,*})"
@@ -393,7 +409,7 @@ for case in $cases; do
         continue
       fi
 
-      wrk_run "$label-warmup" "$c" "$warmup" "$server" "$prefix" "$stem" "$ext" "$copies" "$format" "$q" "$c" warmup
+      wrk_run "$label-warmup" "$c" "$warmup" "$server" "$prefix" "$stem" "$ext" "$copies" "$format" "$q" "$c" "$box" warmup
       settle "$cur_pid"
       renders_before=0 rejected_before=0
       if [[ $server == ours ]]; then
@@ -408,7 +424,7 @@ for case in $cases; do
         perf record -q -g -F "$SAT_PERF" -p "$cur_pid" -o "$out/$label.perf" 2>/dev/null &
         perf_pid=$!
       fi
-      wrk_run "$label" "$c" "$secs" "$server" "$prefix" "$stem" "$ext" "$copies" "$format" "$q" "$c"
+      wrk_run "$label" "$c" "$secs" "$server" "$prefix" "$stem" "$ext" "$copies" "$format" "$q" "$c" "$box"
       if [[ -n $perf_pid ]]; then
         kill -INT "$perf_pid" 2>/dev/null || true
         wait "$perf_pid" 2>/dev/null || true
@@ -455,8 +471,9 @@ runs = list(csv.DictReader(open(out / "results.tsv"), delimiter="\t"))
 by_server = {}
 for run in runs:
     by_server.setdefault((run["case"], run["c"], run["server"]), []).append(run)
-sources = {"jpeg12mp": "12 MP JPEG", "jpeg2mp": "2 MP JPEG", "png2mp": "2 MP PNG"}
-outputs = {"jpeg": "JPEG q80", "webp": "WebP q75", "avif": "AVIF q65 (peers q40)", "png": "PNG"}
+sources = {"jpeg12mp": "12 MP JPEG", "jpeg2mp": "2 MP JPEG", "png2mp": "2 MP PNG",
+           "gif100": "100-frame 480×270 GIF"}
+outputs = {"jpeg": "JPEG q80", "webp": "WebP q75", "avif": "AVIF q65 (peers q40)", "png": "PNG", "gif": "GIF"}
 servers = ["ours", "sharp", "thumbor"]
 
 def get(case, c, server):
@@ -481,7 +498,8 @@ def ratio(case, c):
     for r in by_server.get((case, c, "ours"), []) + by_server.get((case, c, "sharp"), []):
         if r["status"] == "ok":
             pairs.setdefault(r["round"], {})[r["server"]] = float(r["req_s"])
-    ratios = [p["ours"] / p["sharp"] for p in pairs.values() if len(p) == 2]
+    # A round where sharp completed nothing (a render longer than the run) has no ratio.
+    ratios = [p["ours"] / p["sharp"] for p in pairs.values() if len(p) == 2 and p["sharp"] > 0]
     return statistics.median(ratios) if ratios else None
 
 def cell(r, key, fmt="{}"):
@@ -497,7 +515,8 @@ def lat(r):
 print(f"Run {env['date']}–{env['date_end']} UTC: {env['cores']} cores ({env['cpu']}), load average at start "
       f"{env['loadavg_start']}, at end {env['loadavg_end']}; shutterbox {env['git']} ({env['rustc']}), "
       f"sharp {env['sharp']} on Node {env['node']}, thumbor {env['thumbor']}, {env['wrk']}.\n")
-print(f"Every request a variant never rendered before (box 449..512 × 449..512, fit inside, no enlargement); "
+print(f"Every request a variant never rendered before (box 449..512 × 449..512, the GIF's 209..272 × 209..272; fit "
+      f"inside, no enlargement); "
       f"wrk -t C -c C, {env['secs']} s per run after a {env['warmup']} s warm-up, each run on a fresh server, "
       f"the three servers one after another"
       + (f"; {env['rounds']} rounds of each case and C, each server's figures its medians over them and ours/sharp "
@@ -562,7 +581,8 @@ def source(key, kind):
     *what, size = env[key].split()
     return f"{kind} {' '.join(reversed(what))}, {int(size):,} bytes"
 print(f"\nSources: {source('source_photo12mp.jpg', 'JPEG')} (make_corpus); {source('source_photo2mp.jpg', 'JPEG')} and "
-      f"{source('source_photo2mp.png', 'RGB PNG')} (Pillow, Lanczos from it); each under {env['copies']} name(s), "
-      f"4096 boxes per name.")
+      f"{source('source_photo2mp.png', 'RGB PNG')} (Pillow, Lanczos from it); "
+      f"{source('source_clip100.gif', 'GIF')}, 100 frames (make_corpus: clip-480x270-100.gif); each under "
+      f"{env['copies']} name(s), 4096 boxes per name.")
 EOF
 log "report written to $out/report.md"

@@ -4,9 +4,10 @@
 //
 //   SHARP_DIR=<dir with node_modules/sharp> node scripts/bench-sharp-server.mjs PORT FILE...
 //
-// Each FILE is read into memory once and served as /<its base name>?w=&h=&q=&format=jpeg|webp|avif|png:
-// resized to fit inside w×h without enlarging (the geometry of our `fit=inside`), then encoded (PNG with
-// sharp's defaults, no quality). Anything else is a 404; a failed render is a 500 with the message.
+// Each FILE is read into memory once and served as /<its base name>?w=&h=&q=&format=jpeg|webp|avif|png|gif:
+// resized to fit inside w×h without enlarging (the geometry of our `fit=inside`), then encoded (PNG and GIF
+// with sharp's defaults, no quality). A GIF source is read with `animated: true` (every frame, as an image
+// server that keeps animations does). Anything else is a 404; a failed render is a 500 with the message.
 
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -17,7 +18,7 @@ const [port, ...files] = process.argv.slice(2);
 const require = createRequire(path.join(path.resolve(process.env.SHARP_DIR ?? process.cwd()), 'package.json'));
 const sharp = require('sharp');
 const sources = new Map(files.map((f) => [path.basename(f), readFileSync(f)]));
-const TYPES = { jpeg: 'image/jpeg', webp: 'image/webp', avif: 'image/avif', png: 'image/png' };
+const TYPES = { jpeg: 'image/jpeg', webp: 'image/webp', avif: 'image/avif', png: 'image/png', gif: 'image/gif' };
 
 const server = createServer(async (req, res) => {
   const url = new URL(req.url, 'http://localhost');
@@ -29,8 +30,10 @@ const server = createServer(async (req, res) => {
     return;
   }
   try {
-    const resized = sharp(source).resize({ width: w, height: h, fit: 'inside', withoutEnlargement: true });
-    const body = await (format === 'png' ? resized.png() : resized.toFormat(format, { quality: q })).toBuffer();
+    const animated = url.pathname.endsWith('.gif');
+    const resized = sharp(source, { animated }).resize({ width: w, height: h, fit: 'inside', withoutEnlargement: true });
+    const encoded = format === 'png' ? resized.png() : format === 'gif' ? resized.gif() : resized.toFormat(format, { quality: q });
+    const body = await encoded.toBuffer();
     res.writeHead(200, { 'content-type': TYPES[format], 'content-length': body.length }).end(body);
   } catch (e) {
     res.writeHead(500, { 'content-type': 'text/plain' }).end(String(e));

@@ -8,6 +8,7 @@
 //! | `photo-8640x5760.jpg` | the same kind of picture, 49.8 megapixels (just under the default 50 MP budget) |
 //! | `alpha-800x600.png` | RGBA graphic with an alpha gradient and an opaque disc |
 //! | `animated-320x240.gif` | 8 frames, a ball moving over a gradient, looping |
+//! | `clip-480x270-{10,100,1000}.gif` | a clip as GIFs made from video are: a camera panning over a photo (every pixel changes every frame), 10, 100 and 1,000 frames of 40 ms, each frame its own palette, looping; the animation benchmarks' sources |
 //!
 //! ```text
 //! cargo run --release -p shutterbox-pipeline --example make_corpus -- [DIR]    # DIR defaults to target/corpus
@@ -203,6 +204,18 @@ fn animation(width: u32, height: u32) -> Vec<Frame> {
         .collect()
 }
 
+/// Frame `i` of a clip panning across `strip` (a wide photo) at 3 px a frame, turning back at its ends.
+fn clip_frame(strip: &RgbImage, width: u32, i: u32) -> Frame {
+    let travel = strip.width() - width;
+    let step = (i * 3) % (2 * travel);
+    let left = if step < travel { step } else { 2 * travel - step };
+    let image = RgbaImage::from_fn(width, strip.height(), |x, y| {
+        let Rgb([r, g, b]) = *strip.get_pixel(left + x, y);
+        Rgba([r, g, b, 255])
+    });
+    Frame::from_parts(image, 0, 0, Delay::from_numer_denom_ms(40, 1))
+}
+
 fn main() {
     let dir = PathBuf::from(env::args().nth(1).unwrap_or_else(|| "target/corpus".to_owned()));
     fs::create_dir_all(&dir).expect("create the corpus directory");
@@ -232,4 +245,16 @@ fn main() {
     encoder.encode_frames(animation(320, 240)).expect("encode the GIF");
     drop(encoder);
     report("animated-320x240.gif");
+
+    let strip = photo(1480, 270, 0x5eed_0006);
+    for frames in [10, 100, 1000] {
+        let name = format!("clip-480x270-{frames}.gif");
+        let file = fs::File::create(dir.join(&name)).expect("create the GIF file");
+        let mut encoder = GifEncoder::new_with_speed(BufWriter::new(file), 10);
+        encoder.set_repeat(Repeat::Infinite).unwrap();
+        // Made a frame at a time: 1,000 frames of 480×270 would be half a gigabyte at once.
+        encoder.encode_frames((0..frames).map(|i| clip_frame(&strip, 480, i))).expect("encode the GIF");
+        drop(encoder);
+        report(&name);
+    }
 }
