@@ -118,3 +118,18 @@ fn the_animation_budget_is_checked_on_the_headers() {
     let frames = image::codecs::gif::GifDecoder::new(std::io::Cursor::new(&rendered.bytes)).unwrap();
     assert_eq!(image::AnimationDecoder::into_frames(frames).count(), 10);
 }
+
+/// The generator the `render` fuzz target draws animations from (`AnimationSpec::generate`), seeded: its
+/// specs and requests hold the same property.
+#[test]
+fn seeded_animations_as_the_fuzz_target_draws_them() {
+    let mut random = Seeded(0x5eed_a11);
+    for i in 0..36 {
+        let kind = AnimationKind::ALL[i % 3];
+        let spec = AnimationSpec::generate(&mut random, 64, 12);
+        let (query, target) = animation_request(&mut random);
+        if let Err(violation) = check_animation(kind, &spec, &query, target) {
+            panic!("{violation}");
+        }
+    }
+}
