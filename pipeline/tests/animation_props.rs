@@ -123,7 +123,7 @@ fn the_animation_budget_is_checked_on_the_headers() {
 /// specs and requests hold the same property.
 #[test]
 fn seeded_animations_as_the_fuzz_target_draws_them() {
-    let mut random = Seeded(0x5eed_a11);
+    let mut random = Seeded(0x5eed_0a11);
     for i in 0..36 {
         let kind = AnimationKind::ALL[i % 3];
         let spec = AnimationSpec::generate(&mut random, 64, 12);
