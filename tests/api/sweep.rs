@@ -37,8 +37,10 @@ async fn eventually(seconds: u64, mut condition: impl FnMut() -> bool) -> bool {
 
 #[tokio::test]
 async fn expired_uploads_and_their_bytes_are_swept() {
+    // Long enough for the PUT below to land before the presigned URL expires on a loaded machine (at 1 s the
+    // distributed deployment's PUT was sometimes already refused, 403).
     let app = TestApp::spawn_with(|c| {
-        c.upload_expiry_secs = 1;
+        c.upload_expiry_secs = 4;
         c.backend.sweep_interval_secs = 1;
         c.backend.sweep_grace_secs = 1;
     })
@@ -55,7 +57,7 @@ async fn expired_uploads_and_their_bytes_are_swept() {
     let object = app.objects_dir.join("pending").join(&id);
     assert!(object.exists(), "the PUT stored the bytes");
 
-    assert!(eventually(15, || !object.exists()).await, "the expired upload's bytes were swept");
+    assert!(eventually(20, || !object.exists()).await, "the expired upload's bytes were swept");
     let confirm = app.confirm(&app.key, &id).await;
     helpers::assert_error(confirm, StatusCode::NOT_FOUND).await;
     // A confirmed upload is untouched by the sweep.

@@ -73,6 +73,7 @@ pub(super) fn service_env(config: &Config) -> Vec<(&'static str, String)> {
         ("SHUTTERBOX_MAX_SOURCE_PIXELS", config.limits.max_source_pixels.to_string()),
         ("SHUTTERBOX_MAX_OUTPUT_PIXELS", config.limits.max_output_pixels.to_string()),
         ("SHUTTERBOX_MAX_SOURCE_FRAMES", config.limits.max_source_frames.to_string()),
+        ("SHUTTERBOX_MAX_ANIMATION_PIXELS", config.limits.max_animation_pixels.to_string()),
         ("SHUTTERBOX_PROXY_HOPS", config.proxy_hops.to_string()),
         ("SHUTTERBOX_WORKERS", config.workers.to_string()),
         ("SHUTTERBOX_REDIS_PREFIX", b.redis_prefix.clone()),
