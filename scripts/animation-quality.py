@@ -3,7 +3,7 @@
 animated case (scripts/bench-saturation.sh, `gif100`): the 100-frame 480×270 clip fitted inside a box into
 animated WebP (q75) and GIF, as both servers render it there.
 
-    python3 scripts/animation-quality.py [--corpus DIR] [--sharp-dir DIR] [--box 240 ...]
+    python3 scripts/animation-quality.py [--corpus DIR] [--sharp-dir DIR] [--box 240 ...] [--render-file BIN]
 
 The reference of each frame is sharp's (libvips, Lanczos3) resize of the whole animation written losslessly
 (raw RGBA, the frames stacked), so both outputs are compared with the same picture. Ours comes from
@@ -50,13 +50,13 @@ sharp({json.dumps(str(source))}, {{ animated: true }})
     return json.loads(subprocess.run(["node", "-e", script], check=True, capture_output=True, text=True).stdout)
 
 
-def ours(source: pathlib.Path, box: int, target: str, q: int | None, out: pathlib.Path) -> None:
+def ours(render_file: pathlib.Path | None, source: pathlib.Path, box: int, target: str, q: int | None,
+         out: pathlib.Path) -> None:
     query = f"w={box}&h={box}&fit=inside" + (f"&q={q}" if q else "")
-    subprocess.run(
-        ["cargo", "run", "-q", "--release", "--locked", "-p", "shutterbox-pipeline", "--example", "render_file",
-         "--", str(source), query, target, str(out)],
-        check=True, cwd=ROOT, stdout=subprocess.DEVNULL,
-    )
+    command = ([str(render_file)] if render_file else
+               ["cargo", "run", "-q", "--release", "--locked", "-p", "shutterbox-pipeline", "--example", "render_file",
+                "--"])
+    subprocess.run(command + [str(source), query, target, str(out)], check=True, cwd=ROOT, stdout=subprocess.DEVNULL)
 
 
 def frames(path: pathlib.Path) -> list[np.ndarray]:
@@ -69,6 +69,8 @@ def main() -> None:
     parser.add_argument("--corpus", type=pathlib.Path, default=ROOT / "target" / "corpus")
     parser.add_argument("--sharp-dir", type=pathlib.Path, default=ROOT / "target" / "tools" / "sharp")
     parser.add_argument("--box", type=int, nargs="+", default=[240])
+    parser.add_argument("--render-file", type=pathlib.Path,
+                        help="a built render_file example to run as ours (default: cargo run --release)")
     args = parser.parse_args()
     source = args.corpus / SOURCE
     if not source.is_file():
@@ -87,7 +89,7 @@ def main() -> None:
             for name, target, q, encode in [("WebP q75", "webp", 75, "webp({ quality: 75 })"),
                                             ("GIF", "gif", None, "gif()")]:
                 ours_out, sharp_out = tmp / f"ours.{target}", tmp / f"sharp.{target}"
-                ours(source, box, target, q, ours_out)
+                ours(args.render_file, source, box, target, q, ours_out)
                 sharp(args.sharp_dir, source, box, encode, sharp_out)
                 row = []
                 for out in (ours_out, sharp_out):

@@ -235,28 +235,14 @@ fn encodable(image: &DynamicImage, format: OutputFormat) -> Cow<'_, DynamicImage
     Cow::Owned(converted)
 }
 
-/// NeuQuant's sampling for the GIF palette: 10, the gif crate's "good compromise", instead of the `image`
-/// crate's default of 1 (every pixel), which took 19.3 s for a 12-megapixel frame against 4.3 s at 10
-/// (BENCHMARKS.md, "Other measurements").
-pub(crate) const GIF_SPEED: i32 = 10;
-
 fn encode_gif(image: &DynamicImage) -> Result<Vec<u8>, PipelineError> {
-    let mut rgba = image.to_rgba8();
-    gif_transparency(&mut rgba);
-    let mut out = Vec::new();
-    image::codecs::gif::GifEncoder::new_with_speed(&mut out, GIF_SPEED)
-        .encode(rgba.as_raw(), rgba.width(), rgba.height(), image::ExtendedColorType::Rgba8)
-        .map_err(PipelineError::internal)?;
-    Ok(out)
-}
-
-/// GIF's transparency is all or nothing: a pixel less than half opaque becomes transparent, the rest
-/// opaque (as libvips writes a GIF). The gif crate would make every pixel with any opacity at all fully
-/// opaque, its colour showing as a fringe where an edge was antialiased or blurred.
-pub(crate) fn gif_transparency(rgba: &mut image::RgbaImage) {
-    for pixel in rgba.pixels_mut() {
-        pixel.0 = if pixel.0[3] < 128 { [0, 0, 0, 0] } else { [pixel.0[0], pixel.0[1], pixel.0[2], 255] };
-    }
+    let rgba = image.to_rgba8();
+    let side = |n: u32| u16::try_from(n).map_err(PipelineError::internal);
+    let (width, height) = (side(rgba.width())?, side(rgba.height())?);
+    let frame = crate::gif_palette::quantise(&rgba)?.into_gif_frame(width, height)?;
+    let mut encoder = gif::Encoder::new(Vec::new(), width, height, &[]).map_err(PipelineError::internal)?;
+    encoder.write_frame(&frame).map_err(PipelineError::internal)?;
+    encoder.into_inner().map_err(PipelineError::internal)
 }
 
 fn write_with(image: &DynamicImage, format: ImageFormat) -> Result<Vec<u8>, PipelineError> {

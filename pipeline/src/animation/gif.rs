@@ -1,16 +1,12 @@
 //! An animated GIF, written a frame at a time: each frame the full canvas, quantised to its own palette
-//! (NeuQuant, as a still GIF is), disposed to the background so its transparent pixels show nothing of the
+//! (`gif_palette`, as a still GIF is), disposed to the background so its transparent pixels show nothing of the
 //! frame before, its delay in hundredths of a second (rounded from milliseconds; a GIF's own delays come
 //! back exactly).
 
 use image::RgbaImage;
 
 use super::Loops;
-use crate::{
-    PipelineError,
-    encode::{GIF_SPEED, gif_transparency},
-    geometry::Size,
-};
+use crate::{PipelineError, geometry::Size, gif_palette};
 
 pub(super) struct GifAnimation {
     encoder: ::gif::Encoder<Vec<u8>>,
@@ -33,14 +29,11 @@ impl GifAnimation {
         Ok(Self { encoder, width, height })
     }
 
-    pub(super) fn add(&mut self, frame: RgbaImage, delay_ms: u32) -> Result<(), PipelineError> {
+    pub(super) fn add(&mut self, frame: &RgbaImage, delay_ms: u32) -> Result<(), PipelineError> {
         if frame.dimensions() != (u32::from(self.width), u32::from(self.height)) {
             return Err(PipelineError::Internal("an animation frame of another size".into()));
         }
-        let mut frame = frame;
-        gif_transparency(&mut frame);
-        let mut pixels = frame.into_raw();
-        let mut frame = ::gif::Frame::from_rgba_speed(self.width, self.height, &mut pixels, GIF_SPEED);
+        let mut frame = gif_palette::quantise(frame)?.into_gif_frame(self.width, self.height)?;
         frame.delay = u16::try_from(delay_ms.saturating_add(5) / 10).unwrap_or(u16::MAX);
         frame.dispose = ::gif::DisposalMethod::Background;
         self.encoder.write_frame(&frame).map_err(PipelineError::internal)

@@ -76,10 +76,14 @@ impl Encoder {
     }
 
     fn add(&mut self, image: &DynamicImage, delay_ms: u32) -> Result<(), PipelineError> {
-        let rgba = image.to_rgba8();
+        // Frames come out of the steps as RGBA, so usually borrowed.
+        let rgba = match image {
+            DynamicImage::ImageRgba8(rgba) => std::borrow::Cow::Borrowed(rgba),
+            other => std::borrow::Cow::Owned(other.to_rgba8()),
+        };
         match self {
             Self::Webp(encoder) => encoder.add(&rgba, delay_ms),
-            Self::Gif(encoder) => encoder.add(rgba, delay_ms),
+            Self::Gif(encoder) => encoder.add(&rgba, delay_ms),
         }
     }
 
