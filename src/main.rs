@@ -65,7 +65,7 @@ enum KeysCommand {
 }
 
 fn main() -> ExitCode {
-    keep_freed_memory();
+    configure_allocator();
     shutterbox_pipeline::codec_memory::keep_codec_buffers();
     shutterbox_api::setup_failpoints();
     match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
@@ -83,18 +83,30 @@ fn main() -> ExitCode {
     }
 }
 
-/// mimalloc's `purge_delay` option (its `mi_option_t` value in mimalloc 2 and 3).
+/// mimalloc's options, by their `mi_option_t` values in mimalloc 3 (the version Cargo.lock pins).
 const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
+const MI_OPTION_ALLOW_THP: libmimalloc_sys::mi_option_t = 43;
 
-/// By default mimalloc hands memory back to the OS 10 ms after it is freed, so every render that follows a
-/// pause faults its buffers in again: 9 ms of a 30 ms cold JPEG render, 10–20 ms of an AVIF one
-/// (BENCHMARKS.md, "Freed memory kept ten seconds"). Freed memory stays mapped for ten seconds instead, so
-/// renders arriving within that time reuse it; idle memory still goes back after that. An operator's
-/// `MIMALLOC_PURGE_DELAY` still decides.
-fn keep_freed_memory() {
+/// Two of mimalloc's defaults changed, each unless the operator's `MIMALLOC_*` variable says otherwise:
+///
+/// - By default mimalloc hands memory back to the OS 10 ms after it is freed, so every render that follows
+///   a pause faults its buffers in again: 9 ms of a 30 ms cold JPEG render, 10–20 ms of an AVIF one
+///   (BENCHMARKS.md, "Freed memory kept ten seconds"). Freed memory stays mapped for ten seconds instead,
+///   so renders arriving within that time reuse it; idle memory still goes back after that.
+/// - mimalloc asks for transparent huge pages, so a 2 MiB page is resident once any byte of it is touched
+///   and goes back only whole: at saturation most of the process's memory was huge pages held for a few
+///   small buffers. Without them peak RSS is about a third lower at the same throughput (BENCHMARKS.md,
+///   "Peak RSS at saturation").
+fn configure_allocator() {
+    // SAFETY: each sets one integer option; called first thing in main, before any other thread exists.
     if std::env::var_os("MIMALLOC_PURGE_DELAY").is_none() {
-        // SAFETY: sets one integer option; called first thing in main, before any other thread exists.
         unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, 10_000) };
+    }
+    if std::env::var_os("MIMALLOC_ALLOW_THP").is_none() {
+        unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_ALLOW_THP, 0) };
+        // mimalloc read the option before main and advised its first arena already; the process-wide
+        // switch (what mimalloc itself does when the variable is set) covers that arena's pages too.
+        unsafe { libc::prctl(libc::PR_SET_THP_DISABLE, 1, 0, 0, 0) };
     }
 }
 
