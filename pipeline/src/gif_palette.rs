@@ -43,9 +43,8 @@ pub(crate) fn quantise(rgba: &RgbaImage) -> Result<IndexedFrame, PipelineError> 
         return Ok(IndexedFrame { palette: vec![0; 3], indices: vec![0; rgba.pixels().len()], transparent: Some(0) });
     }
     let colours = if has_transparency { 255 } else { 256 };
-    let (palette, opaque_indices) =
+    let (mut palette, opaque_indices) =
         exact_palette(&opaque, colours).unwrap_or_else(|| clustered_palette(&opaque, colours));
-    let mut palette = palette;
     let transparent = if has_transparency {
         let index = u8::try_from(palette.len() / 3).map_err(PipelineError::internal)?;
         palette.extend([0, 0, 0]);
@@ -129,7 +128,7 @@ mod tests {
 
     #[test]
     fn few_colours_are_kept_exactly_and_empty_frames_are_transparent() {
-        // Neighbours in one of Wu's bins, which clustering would merge.
+        // Colours one unit apart, which a quantiser would merge.
         let rgba = RgbaImage::from_fn(9, 9, |x, y| image::Rgba([(x % 3) as u8, 10, (y % 2) as u8, 255]));
         let frame = quantise(&rgba).unwrap();
         assert_eq!(frame.transparent, None);
