@@ -213,7 +213,9 @@ pub fn encode(image: &DynamicImage, format: OutputFormat, quality: u8) -> Result
         }
         OutputFormat::Avif => crate::avif::encode(image, quality),
         OutputFormat::Png => write_with(image, ImageFormat::Png),
-        OutputFormat::Gif => encode_gif(image),
+        OutputFormat::Gif => {
+            encode_gif(image.as_rgba8().ok_or_else(|| PipelineError::Internal("a GIF is encoded from RGBA".into()))?)
+        }
         OutputFormat::Tiff => write_with(image, ImageFormat::Tiff),
     }
 }
@@ -235,11 +237,11 @@ fn encodable(image: &DynamicImage, format: OutputFormat) -> Cow<'_, DynamicImage
     Cow::Owned(converted)
 }
 
-fn encode_gif(image: &DynamicImage) -> Result<Vec<u8>, PipelineError> {
-    let rgba = image.to_rgba8();
+/// `rgba` as `encodable` made it.
+fn encode_gif(rgba: &image::RgbaImage) -> Result<Vec<u8>, PipelineError> {
     let side = |n: u32| u16::try_from(n).map_err(PipelineError::internal);
     let (width, height) = (side(rgba.width())?, side(rgba.height())?);
-    let frame = crate::gif_palette::quantise(&rgba)?.into_gif_frame(width, height)?;
+    let frame = crate::gif_palette::quantise(rgba)?.into_gif_frame(width, height)?;
     let mut encoder = gif::Encoder::new(Vec::new(), width, height, &[]).map_err(PipelineError::internal)?;
     encoder.write_frame(&frame).map_err(PipelineError::internal)?;
     encoder.into_inner().map_err(PipelineError::internal)

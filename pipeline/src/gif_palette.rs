@@ -31,13 +31,15 @@ impl IndexedFrame {
     }
 }
 
-type Rgb = [u8; 3];
+/// An opaque pixel as NeuQuant reads it: RGB, alpha 255.
+type Opaque = [u8; 4];
 
 /// Alpha below this is transparent in a GIF.
 const OPAQUE_FROM: u8 = 128;
 
 pub(crate) fn quantise(rgba: &RgbaImage) -> Result<IndexedFrame, PipelineError> {
-    let opaque: Vec<Rgb> = rgba.pixels().filter(|p| p.0[3] >= OPAQUE_FROM).map(|p| [p.0[0], p.0[1], p.0[2]]).collect();
+    let opaque: Vec<Opaque> =
+        rgba.pixels().filter(|p| p.0[3] >= OPAQUE_FROM).map(|p| [p.0[0], p.0[1], p.0[2], 255]).collect();
     let has_transparency = opaque.len() < rgba.pixels().len();
     if opaque.is_empty() {
         return Ok(IndexedFrame { palette: vec![0; 3], indices: vec![0; rgba.pixels().len()], transparent: Some(0) });
@@ -63,17 +65,17 @@ pub(crate) fn quantise(rgba: &RgbaImage) -> Result<IndexedFrame, PipelineError> 
 
 /// A picture of no more colours than the palette holds keeps each exactly (a logo, a drawing, a GIF's own
 /// frame): `None` as soon as there are more.
-fn exact_palette(opaque: &[Rgb], colours: usize) -> Option<(Vec<u8>, Vec<u8>)> {
-    let mut index_of = std::collections::HashMap::<[u8; 3], u8>::new();
+fn exact_palette(opaque: &[Opaque], colours: usize) -> Option<(Vec<u8>, Vec<u8>)> {
+    let mut index_of = std::collections::HashMap::<Opaque, u8>::new();
     let mut palette = Vec::new();
     let mut indices = Vec::with_capacity(opaque.len());
-    for &rgb in opaque {
-        let index = match index_of.get(&rgb) {
+    for &pixel in opaque {
+        let index = match index_of.get(&pixel) {
             Some(&index) => index,
             None if index_of.len() < colours => {
                 let index = u8::try_from(index_of.len()).ok()?;
-                index_of.insert(rgb, index);
-                palette.extend(rgb);
+                index_of.insert(pixel, index);
+                palette.extend(&pixel[..3]);
                 index
             }
             None => return None,
@@ -91,11 +93,10 @@ fn sampling(pixels: usize) -> i32 {
     i32::try_from(pixels / 65_536).unwrap_or(i32::MAX).clamp(1, 10)
 }
 
-fn clustered_palette(opaque: &[Rgb], colours: usize) -> (Vec<u8>, Vec<u8>) {
-    let rgba: Vec<u8> = opaque.iter().flat_map(|&[r, g, b]| [r, g, b, 255]).collect();
-    let quantiser = color_quant::NeuQuant::new(sampling(opaque.len()), colours, &rgba);
+fn clustered_palette(opaque: &[Opaque], colours: usize) -> (Vec<u8>, Vec<u8>) {
+    let quantiser = color_quant::NeuQuant::new(sampling(opaque.len()), colours, opaque.as_flattened());
     // NeuQuant's indices are below `colours`, at most 256.
-    let indices = rgba.chunks_exact(4).map(|p| quantiser.index_of(p) as u8).collect();
+    let indices = opaque.iter().map(|p| quantiser.index_of(p) as u8).collect();
     (quantiser.color_map_rgb(), indices)
 }
 
