@@ -1,18 +1,14 @@
 //! An animation's frames, one at a time, composited onto the full canvas, with their delays, and the
-//! animation's loop count: GIF (disposal methods, local palettes) and APNG (blend and dispose ops) by the
-//! `image` crate's decoders, animated WebP by libwebp's own animation decoder (`WebPAnimDecoder`, as libvips
+//! animation's loop count: GIF by `GifCanvas`, APNG (blend and dispose ops) by the `image` crate's decoder,
+//! animated WebP by libwebp's own animation decoder (`WebPAnimDecoder`, as libvips
 //! reads it), whose blending and disposal are the format's reference (image-webp 0.2 leaves a frame
 //! disposed to the background on the canvas, and its blending over partly transparent frames differs).
 
 use std::{io::Cursor, ptr};
 
-use image::{
-    AnimationDecoder, ImageDecoder, RgbaImage,
-    codecs::{gif::GifDecoder, png::PngDecoder},
-    metadata::LoopCount,
-};
+use image::{AnimationDecoder, ImageDecoder, RgbaImage, codecs::png::PngDecoder, metadata::LoopCount};
 
-use super::{Frame, Loops};
+use super::{Frame, Loops, gif_canvas::GifCanvas};
 use crate::{
     PipelineError,
     source::{SourceFormat, decoder_limits},
@@ -30,11 +26,9 @@ pub(crate) fn frames(
     let limits = decoder_limits(max_pixels);
     let (frames, loops) = match format {
         SourceFormat::Gif => {
-            let mut decoder = GifDecoder::new(Cursor::new(bytes)).map_err(PipelineError::decode)?;
-            decoder.set_limits(limits).map_err(PipelineError::decode)?;
-            // The `image` crate reads a GIF without a loop count as looping for ever; browsers and libvips
-            // play it once.
-            (decoder.into_frames(), crate::frames::gif_loops(bytes))
+            let frames = GifCanvas::new(bytes, limits.max_alloc.unwrap_or(u64::MAX))?;
+            // A GIF without a loop count plays once in browsers and libvips.
+            return Ok((Box::new(frames), crate::frames::gif_loops(bytes)));
         }
         SourceFormat::Webp => {
             let frames = WebpFrames::new(bytes)?;

@@ -9,6 +9,7 @@
 
 mod decode;
 mod gif;
+mod gif_canvas;
 mod webp;
 
 use image::DynamicImage;

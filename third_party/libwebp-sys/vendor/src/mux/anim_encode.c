@@ -730,18 +730,22 @@ static int FlattenSimilarBlocks(const WebPPicture* const src,
       int x, y;
       const uint32_t* const psrc = src->argb + j * src->argb_stride + i;
       uint32_t* const pdst = dst->argb + j * dst->argb_stride + i;
-      for (y = 0; y < block_size; ++y) {
+      // A block is flattened only when all its pixels are similar, so the
+      // count stops at the first that is not: most blocks of a frame where
+      // everything moves are left after a pixel or two (Shutterbox; README.md).
+      for (y = 0; y < block_size && cnt == y * block_size; ++y) {
         for (x = 0; x < block_size; ++x) {
           const uint32_t src_pixel = psrc[x + y * src->argb_stride];
           const int alpha = src_pixel >> 24;
-          if (alpha == 0xff &&
-              PixelsAreSimilar(src_pixel, pdst[x + y * dst->argb_stride],
-                               max_allowed_diff_lossy)) {
-            ++cnt;
-            avg_r += (src_pixel >> 16) & 0xff;
-            avg_g += (src_pixel >> 8) & 0xff;
-            avg_b += (src_pixel >> 0) & 0xff;
+          if (alpha != 0xff ||
+              !PixelsAreSimilar(src_pixel, pdst[x + y * dst->argb_stride],
+                                max_allowed_diff_lossy)) {
+            break;
           }
+          ++cnt;
+          avg_r += (src_pixel >> 16) & 0xff;
+          avg_g += (src_pixel >> 8) & 0xff;
+          avg_b += (src_pixel >> 0) & 0xff;
         }
       }
       // If we have a fully similar block, we replace it with an

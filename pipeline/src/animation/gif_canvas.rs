@@ -1,0 +1,198 @@
+//! A GIF's frames composited onto its canvas, as browsers and libvips show them. Each frame's indices are
+//! decoded into one reused buffer and drawn through its palette straight onto the canvas (its transparent
+//! index, and an index past the end of its palette, leave the pixel beneath); the frame's disposal is applied
+//! before the next one is drawn: `Background` clears its rectangle to transparent, `Previous` puts back what
+//! was there before it. Nothing is allocated per frame but the copy of the canvas handed on.
+
+use image::RgbaImage;
+
+use super::Frame;
+use crate::PipelineError;
+
+type Rgba = [u8; 4];
+
+/// What the frame just shown leaves for the next one to be drawn over.
+enum Disposal {
+    Keep,
+    Clear(Area),
+    /// The area, and what the canvas held there before the frame was drawn (in `GifCanvas::saved`).
+    Restore(Area),
+}
+
+/// A frame's rectangle clipped to the canvas.
+#[derive(Clone, Copy)]
+struct Area {
+    left: usize,
+    top: usize,
+    width: usize,
+    height: usize,
+}
+
+pub(super) struct GifCanvas<'a> {
+    decoder: gif::Decoder<&'a [u8]>,
+    width: usize,
+    height: usize,
+    canvas: Vec<Rgba>,
+    indices: Vec<u8>,
+    saved: Vec<Rgba>,
+    disposal: Disposal,
+    /// The most bytes one frame's indices may take (the decoder's allocation limit).
+    max_frame_bytes: u64,
+    failed: bool,
+}
+
+impl<'a> GifCanvas<'a> {
+    /// `max_alloc` bounds the canvas and each frame's buffer, as the `image` crate's `Limits` bound them.
+    pub(super) fn new(bytes: &'a [u8], max_alloc: u64) -> Result<Self, PipelineError> {
+        let mut options = gif::DecodeOptions::new();
+        options.set_color_output(gif::ColorOutput::Indexed);
+        let decoder = options.read_info(bytes).map_err(PipelineError::decode)?;
+        let (width, height) = (usize::from(decoder.width()), usize::from(decoder.height()));
+        if width as u64 * height as u64 * 4 > max_alloc {
+            return Err(PipelineError::Decode(format!(
+                "a {width}x{height} GIF canvas is more than the memory allowed"
+            )));
+        }
+        Ok(Self {
+            decoder,
+            width,
+            height,
+            canvas: vec![[0; 4]; width * height],
+            indices: Vec::new(),
+            saved: Vec::new(),
+            disposal: Disposal::Keep,
+            max_frame_bytes: max_alloc,
+            failed: false,
+        })
+    }
+
+    fn next_frame(&mut self) -> Result<Option<Frame>, PipelineError> {
+        self.dispose();
+        let Some(info) = self.decoder.next_frame_info().map_err(PipelineError::decode)? else { return Ok(None) };
+        let (frame_width, frame_height) = (usize::from(info.width), usize::from(info.height));
+        let area = Area {
+            left: usize::from(info.left).min(self.width),
+            top: usize::from(info.top).min(self.height),
+            width: frame_width.min(self.width.saturating_sub(usize::from(info.left))),
+            height: frame_height.min(self.height.saturating_sub(usize::from(info.top))),
+        };
+        let (delay_ms, dispose, transparent) = (u32::from(info.delay) * 10, info.dispose, info.transparent);
+        let colours = palette(self.decoder.palette().map_err(PipelineError::decode)?, transparent);
+        let len = frame_width * frame_height;
+        if len as u64 > self.max_frame_bytes {
+            return Err(PipelineError::Decode(format!(
+                "a {frame_width}x{frame_height} GIF frame is more than the memory allowed"
+            )));
+        }
+        if self.indices.len() < len {
+            self.indices.resize(len, 0);
+        }
+        let indices = &mut self.indices[..len];
+        self.decoder.read_into_buffer(indices).map_err(PipelineError::decode)?;
+
+        self.disposal = match dispose {
+            gif::DisposalMethod::Any | gif::DisposalMethod::Keep => Disposal::Keep,
+            gif::DisposalMethod::Background => Disposal::Clear(area),
+            gif::DisposalMethod::Previous => {
+                self.saved.clear();
+                for row in area.top..area.top + area.height {
+                    let start = row * self.width + area.left;
+                    self.saved.extend_from_slice(&self.canvas[start..start + area.width]);
+                }
+                Disposal::Restore(area)
+            }
+        };
+        if area.width > 0 {
+            for (row, source) in indices.chunks_exact(frame_width).take(area.height).enumerate() {
+                let start = (area.top + row) * self.width + area.left;
+                for (pixel, &index) in self.canvas[start..start + area.width].iter_mut().zip(source) {
+                    let colour = colours[usize::from(index)];
+                    if colour[3] != 0 {
+                        *pixel = colour;
+                    }
+                }
+            }
+        }
+        let pixels = RgbaImage::from_raw(self.width as u32, self.height as u32, self.canvas.as_flattened().to_vec())
+            .ok_or_else(|| PipelineError::Internal("GIF canvas size mismatch".into()))?;
+        Ok(Some(Frame { pixels, delay_ms }))
+    }
+
+    /// Applies the disposal of the frame shown last.
+    fn dispose(&mut self) {
+        let (area, saved) = match std::mem::replace(&mut self.disposal, Disposal::Keep) {
+            Disposal::Keep => return,
+            Disposal::Clear(area) => (area, None),
+            Disposal::Restore(area) => (area, Some(&self.saved)),
+        };
+        if area.width == 0 {
+            return;
+        }
+        for row in 0..area.height {
+            let start = (area.top + row) * self.width + area.left;
+            let target = &mut self.canvas[start..start + area.width];
+            match saved {
+                Some(saved) => target.copy_from_slice(&saved[row * area.width..(row + 1) * area.width]),
+                None => target.fill([0; 4]),
+            }
+        }
+    }
+}
+
+/// A frame's 256 colours: its palette's opaque, its transparent index and every index past the palette's end
+/// transparent (drawing nothing).
+fn palette(table: &[u8], transparent: Option<u8>) -> [Rgba; 256] {
+    let mut colours = [[0; 4]; 256];
+    for (colour, rgb) in colours.iter_mut().zip(table.chunks_exact(3)) {
+        *colour = [rgb[0], rgb[1], rgb[2], 255];
+    }
+    if let Some(index) = transparent {
+        colours[usize::from(index)] = [0; 4];
+    }
+    colours
+}
+
+impl Iterator for GifCanvas<'_> {
+    type Item = Result<Frame, PipelineError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.failed {
+            return None;
+        }
+        let frame = self.next_frame().transpose();
+        self.failed = matches!(frame, Some(Err(_)));
+        frame
+    }
+}
+
+#[cfg(all(test, feature = "samples"))]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use image::{AnimationDecoder, codecs::gif::GifDecoder};
+
+    use super::GifCanvas;
+    use crate::samples::{AnimationKind, AnimationSpec, Seeded};
+
+    /// Every disposal method, transparency, local palettes, interlacing and frames anywhere on the canvas,
+    /// composited exactly as the `image` crate's GIF decoder (the property suite's reference) composites them.
+    #[test]
+    fn frames_equal_the_image_crate_compositing() {
+        let mut compared = 0;
+        for seed in 1..=300u64 {
+            let spec = AnimationSpec::generate(&mut Seeded(seed), if seed % 3 == 0 { 7 } else { 90 }, 12);
+            let gif = spec.encode(AnimationKind::Gif);
+            let expected: Vec<_> = GifDecoder::new(std::io::Cursor::new(&gif)).unwrap().into_frames().collect();
+            let ours: Vec<_> = GifCanvas::new(&gif, u64::MAX).unwrap().collect();
+            assert_eq!(ours.len(), expected.len(), "seed {seed}: frame count");
+            for (i, (ours, expected)) in ours.into_iter().zip(expected).enumerate() {
+                let (ours, expected) = (ours.unwrap(), expected.unwrap());
+                let (numerator, denominator) = expected.delay().numer_denom_ms();
+                assert_eq!(ours.delay_ms, numerator / denominator, "seed {seed}: frame {i}'s delay");
+                assert!(ours.pixels == *expected.buffer(), "seed {seed}: frame {i} differs");
+                compared += 1;
+            }
+        }
+        assert!(compared > 1000, "{compared} frames compared");
+    }
+}
