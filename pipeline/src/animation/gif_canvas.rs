@@ -1,13 +1,15 @@
-//! A GIF's frames composited onto its canvas, as browsers and libvips show them. Each frame's indices are
-//! decoded into one reused buffer and drawn through its palette straight onto the canvas (its transparent
-//! index, and an index past the end of its palette, leave the pixel beneath); the frame's disposal is applied
-//! before the next one is drawn: `Background` clears its rectangle to transparent, `Previous` puts back what
-//! was there before it. Nothing is allocated per frame but the copy of the canvas handed on.
+//! A GIF's frames composited onto its canvas, as browsers and libvips show them. The gif crate reads the
+//! blocks and hands over each frame's LZW data; `gif_lzw` decodes it into one reused buffer of indices,
+//! which are drawn through the frame's palette straight onto the canvas (its transparent index, and an index
+//! past the end of its palette, leave the pixel beneath; an interlaced frame's rows in the order they were
+//! stored); the frame's disposal is applied before the next one is drawn: `Background` clears its rectangle
+//! to transparent, `Previous` puts back what was there before it. Nothing is allocated per frame but the copy
+//! of the canvas handed on.
 
 use image::RgbaImage;
 
 use super::Frame;
-use crate::PipelineError;
+use crate::{PipelineError, gif_lzw::LzwTable};
 
 type Rgba = [u8; 4];
 
@@ -33,7 +35,10 @@ pub(super) struct GifCanvas<'a> {
     width: usize,
     height: usize,
     canvas: Vec<Rgba>,
-    indices: Vec<u8>,
+    /// The colours of a frame without its own (a copy: the decoder lends a frame only mutably).
+    global_palette: Vec<u8>,
+    /// Decodes each frame's indices, into a buffer of its own.
+    table: LzwTable,
     saved: Vec<Rgba>,
     disposal: Disposal,
     /// The most bytes one frame's indices may take (the decoder's allocation limit).
@@ -46,8 +51,10 @@ impl<'a> GifCanvas<'a> {
     pub(super) fn new(bytes: &'a [u8], max_alloc: u64) -> Result<Self, PipelineError> {
         let mut options = gif::DecodeOptions::new();
         options.set_color_output(gif::ColorOutput::Indexed);
+        options.skip_frame_decoding(true);
         let decoder = options.read_info(bytes).map_err(PipelineError::decode)?;
         let (width, height) = (usize::from(decoder.width()), usize::from(decoder.height()));
+        let global_palette = decoder.global_palette().unwrap_or_default().to_vec();
         if width as u64 * height as u64 * 4 > max_alloc {
             return Err(PipelineError::Decode(format!(
                 "a {width}x{height} GIF canvas is more than the memory allowed"
@@ -58,7 +65,8 @@ impl<'a> GifCanvas<'a> {
             width,
             height,
             canvas: vec![[0; 4]; width * height],
-            indices: Vec::new(),
+            global_palette,
+            table: LzwTable::new(),
             saved: Vec::new(),
             disposal: Disposal::Keep,
             max_frame_bytes: max_alloc,
@@ -68,7 +76,7 @@ impl<'a> GifCanvas<'a> {
 
     fn next_frame(&mut self) -> Result<Option<Frame>, PipelineError> {
         self.dispose();
-        let Some(info) = self.decoder.next_frame_info().map_err(PipelineError::decode)? else { return Ok(None) };
+        let Some(info) = self.decoder.read_next_frame().map_err(PipelineError::decode)? else { return Ok(None) };
         let (frame_width, frame_height) = (usize::from(info.width), usize::from(info.height));
         let area = Area {
             left: usize::from(info.left).min(self.width),
@@ -76,19 +84,18 @@ impl<'a> GifCanvas<'a> {
             width: frame_width.min(self.width.saturating_sub(usize::from(info.left))),
             height: frame_height.min(self.height.saturating_sub(usize::from(info.top))),
         };
-        let (delay_ms, dispose, transparent) = (u32::from(info.delay) * 10, info.dispose, info.transparent);
-        let colours = palette(self.decoder.palette().map_err(PipelineError::decode)?, transparent);
+        let (delay_ms, dispose, interlaced) = (u32::from(info.delay) * 10, info.dispose, info.interlaced);
+        let colours = palette(info.palette.as_deref().unwrap_or(&self.global_palette), info.transparent);
         let len = frame_width * frame_height;
         if len as u64 > self.max_frame_bytes {
             return Err(PipelineError::Decode(format!(
                 "a {frame_width}x{frame_height} GIF frame is more than the memory allowed"
             )));
         }
-        if self.indices.len() < len {
-            self.indices.resize(len, 0);
-        }
-        let indices = &mut self.indices[..len];
-        self.decoder.read_into_buffer(indices).map_err(PipelineError::decode)?;
+        // The frame's data: its LZW code size, then its sub-blocks' bytes.
+        let (&min_code_size, data) =
+            info.buffer.split_first().ok_or_else(|| PipelineError::Decode("a GIF frame has no data".into()))?;
+        let indices = self.table.decode(min_code_size, data, len).map_err(PipelineError::decode)?;
 
         self.disposal = match dispose {
             gif::DisposalMethod::Any | gif::DisposalMethod::Keep => Disposal::Keep,
@@ -103,7 +110,10 @@ impl<'a> GifCanvas<'a> {
             }
         };
         if area.width > 0 {
-            for (row, source) in indices.chunks_exact(frame_width).take(area.height).enumerate() {
+            for (row, source) in stored_rows(frame_height, interlaced).zip(indices.chunks_exact(frame_width)) {
+                if row >= area.height {
+                    continue;
+                }
                 let start = (area.top + row) * self.width + area.left;
                 for (pixel, &index) in self.canvas[start..start + area.width].iter_mut().zip(source) {
                     let colour = colours[usize::from(index)];
@@ -137,6 +147,13 @@ impl<'a> GifCanvas<'a> {
             }
         }
     }
+}
+
+/// The rows of a frame of `height` rows in the order its data stores them: top to bottom, or an interlaced
+/// frame's four passes (every 8th row from 0, every 8th from 4, every 4th from 2, every 2nd from 1).
+fn stored_rows(height: usize, interlaced: bool) -> impl Iterator<Item = usize> {
+    let passes: &[(usize, usize)] = if interlaced { &[(0, 8), (4, 8), (2, 4), (1, 2)] } else { &[(0, 1)] };
+    passes.iter().flat_map(move |&(first, step)| (first..height).step_by(step))
 }
 
 /// A frame's 256 colours: its palette's opaque, its transparent index and every index past the palette's end
