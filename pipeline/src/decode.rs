@@ -84,8 +84,14 @@ fn decode_jpeg_turbo(bytes: &[u8], (width, height): (u32, u32), shrink: usize) -
 }
 
 /// AVIF, its size already checked from the container's sequence header (`Probe`), so the AV1 decoder
-/// allocates nothing beyond the budget.
+/// allocates nothing beyond the budget; then cropped, turned and mirrored as its container says (`heif`).
 fn decode_avif(bytes: &[u8]) -> Result<DynamicImage, PipelineError> {
+    let coded = decode_avif_coded(bytes)?;
+    crate::heif::apply(&crate::heif::primary_transforms(bytes), coded)
+}
+
+/// The AVIF's primary image as coded.
+fn decode_avif_coded(bytes: &[u8]) -> Result<DynamicImage, PipelineError> {
     let decoded = avif_decode::Decoder::from_avif(bytes)
         .and_then(avif_decode::Decoder::to_image)
         .map_err(PipelineError::decode)?;

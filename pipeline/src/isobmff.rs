@@ -68,7 +68,7 @@ pub(crate) fn sequence_frames(bytes: &[u8]) -> u64 {
 }
 
 /// The boxes of one level as (type, content), ending at the first malformed one.
-fn children(mut bytes: &[u8]) -> impl Iterator<Item = ([u8; 4], &[u8])> {
+pub(crate) fn children(mut bytes: &[u8]) -> impl Iterator<Item = ([u8; 4], &[u8])> {
     std::iter::from_fn(move || {
         let (name, header, size) = box_header(bytes).ok()?;
         let content = &bytes[header..size];

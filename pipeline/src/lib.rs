@@ -22,6 +22,7 @@ mod frames;
 pub mod geometry;
 mod gif_lzw;
 mod gif_palette;
+mod heif;
 pub mod image_type;
 mod isobmff;
 pub mod ops;

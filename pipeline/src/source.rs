@@ -140,7 +140,7 @@ impl Probe {
             return Err(PipelineError::TooManyFrames { max_frames: options.max_frames });
         }
         let mut probe = match format {
-            SourceFormat::Avif => avif_header(bytes)?,
+            SourceFormat::Avif => avif_header(bytes, options.max_pixels)?,
             SourceFormat::Jpeg => match jpeg_header(bytes) {
                 Some(probe) => probe,
                 None => image_header(bytes, format, options.max_pixels)?,
@@ -183,8 +183,19 @@ fn image_header(bytes: &[u8], format: SourceFormat, max_pixels: u64) -> Result<P
     let image_format = format.image_format().ok_or(PipelineError::UnsupportedFormat)?;
     let mut decoder = image_reader(bytes, image_format, max_pixels).into_decoder().map_err(PipelineError::decode)?;
     let (width, height) = decoder.dimensions();
-    let orientation = decoder.orientation().unwrap_or(Orientation::NoTransforms);
+    let orientation = match decoder.orientation() {
+        Ok(orientation) if orientation != Orientation::NoTransforms => Some(orientation),
+        _ => decoder.exif_metadata().ok().flatten().as_deref().and_then(exif_orientation),
+    }
+    .unwrap_or(Orientation::NoTransforms);
     Ok(Probe { format, stored: Size::new(width, height), orientation, frames: 1, jpeg: None })
+}
+
+/// The orientation an EXIF block gives, with or without the `Exif\0\0` header a JPEG's APP1 segment puts
+/// before it: some writers (Pillow among them) keep that header in a WebP's EXIF chunk, where the `image`
+/// crate does not look past it and libvips does.
+fn exif_orientation(exif: &[u8]) -> Option<Orientation> {
+    Orientation::from_exif_chunk(exif.strip_prefix(b"Exif\0\0").unwrap_or(exif))
 }
 
 /// An `image` crate reader of `bytes` as `format`, its allocations bounded for a `max_pixels` image: 8 bytes
@@ -202,14 +213,17 @@ pub(crate) fn decoder_limits(max_pixels: u64) -> Limits {
     limits
 }
 
-/// AVIF: the container's sequence header gives the largest frame size. (HEIF's `irot`/`imir` transforms are
-/// not applied.)
-fn avif_header(bytes: &[u8]) -> Result<Probe, PipelineError> {
+/// AVIF: the container's sequence header gives the largest frame size, which the primary item's `clap`,
+/// `irot` and `imir` (`heif`) make the size delivered; its EXIF orientation is never applied on top. The
+/// pixel limit holds for the coded size, which is what the decoder allocates.
+fn avif_header(bytes: &[u8], max_pixels: u64) -> Result<Probe, PipelineError> {
     let avif = avif_parse::read_avif(&mut &bytes[..]).map_err(PipelineError::decode)?;
     let meta = avif.primary_item_metadata().map_err(PipelineError::decode)?;
+    let coded = Size::new(meta.max_frame_width.get(), meta.max_frame_height.get());
+    check_source_pixels(coded.width, coded.height, max_pixels)?;
     Ok(Probe {
         format: SourceFormat::Avif,
-        stored: Size::new(meta.max_frame_width.get(), meta.max_frame_height.get()),
+        stored: crate::heif::transformed_size(&crate::heif::primary_transforms(bytes), coded)?,
         orientation: Orientation::NoTransforms,
         frames: 1,
         jpeg: None,
