@@ -31,11 +31,38 @@ pub(crate) fn count_gif(bytes: &[u8], limit: u64) -> Result<u64, PipelineError> 
                 let Some(&flags) = bytes.get(at + 9) else { break };
                 at = skip_sub_blocks(bytes, at + 10 + color_table_len(flags) + 1);
             }
-            0x3B => break,
-            _ => return Err(malformed("unknown block")),
+            // The trailer, or a byte that starts no block: browsers and libvips end the file there.
+            _ => break,
         }
     }
     Ok(frames)
+}
+
+/// The size of a GIF's canvas, as browsers and libvips take it: its logical screen, or where that has a side
+/// of zero (written by some encoders), the extent of its first image. None for a file without a header.
+pub(crate) fn gif_canvas_size(bytes: &[u8]) -> Option<(u16, u16)> {
+    let screen =
+        (u16::from_le_bytes([*bytes.get(6)?, *bytes.get(7)?]), u16::from_le_bytes([*bytes.get(8)?, *bytes.get(9)?]));
+    if screen.0 > 0 && screen.1 > 0 {
+        return Some(screen);
+    }
+    let mut at = 13 + color_table_len(*bytes.get(10)?);
+    while let Some(&block) = bytes.get(at) {
+        match block {
+            0x21 => at = skip_sub_blocks(bytes, at + 2),
+            0x2C => {
+                let field = |i: usize| Some(u16::from_le_bytes([*bytes.get(at + i)?, *bytes.get(at + i + 1)?]));
+                let right = field(1)?.saturating_add(field(5)?);
+                let bottom = field(3)?.saturating_add(field(7)?);
+                return Some((
+                    if screen.0 > 0 { screen.0 } else { right },
+                    if screen.1 > 0 { screen.1 } else { bottom },
+                ));
+            }
+            _ => break,
+        }
+    }
+    Some(screen)
 }
 
 /// `ANMF` chunks of a WebP: RIFF header (12 bytes), then chunks of a FourCC, a little-endian length and
@@ -146,7 +173,22 @@ mod tests {
         for end in 0..gif.len() {
             let _ = count_gif(&gif[..end], 10);
         }
-        assert!(count_gif(b"GIF89a\x01\x00\x01\x00\x00\x00\x00\x99", 10).is_err());
+        // A byte that starts no block ends the file, as browsers and libvips read it.
+        assert_eq!(count_gif(b"GIF89a\x01\x00\x01\x00\x00\x00\x00\x99", 10).unwrap(), 0);
+        let mut cut = gif_of(3);
+        let second = cut.iter().enumerate().filter(|(_, b)| **b == 0x2C).nth(1).map(|(i, _)| i).unwrap();
+        cut[second] = 0x99;
+        assert!(count_gif(&cut, 10).unwrap() >= 1);
+        assert!(count_gif(b"PNG", 10).is_err());
+    }
+
+    #[test]
+    fn a_canvas_without_a_side_takes_its_first_images() {
+        // Screen 0×0, no colour table; an image at (2, 3) of 4×5.
+        let gif = b"GIF89a\x00\x00\x00\x00\x00\x00\x00\x2C\x02\x00\x03\x00\x04\x00\x05\x00\x00\x02\x00\x3B";
+        assert_eq!(gif_canvas_size(gif), Some((6, 8)));
+        assert_eq!(gif_canvas_size(&gif_of(2)), Some((gif_of(2)[6].into(), gif_of(2)[8].into())));
+        assert_eq!(gif_canvas_size(b"GIF89a\x01"), None);
     }
 
     /// An animated WebP of `frames` 4×4 frames of different colours, from libwebp's animation encoder.

@@ -20,6 +20,7 @@ pub mod encode;
 mod error;
 mod frames;
 pub mod geometry;
+mod gif_canvas;
 mod gif_lzw;
 mod gif_palette;
 mod heif;

@@ -145,6 +145,7 @@ impl Probe {
                 Some(probe) => probe,
                 None => image_header(bytes, format, options.max_pixels)?,
             },
+            SourceFormat::Gif => gif_header(bytes)?,
             _ => image_header(bytes, format, options.max_pixels)?,
         };
         probe.frames = frames;
@@ -176,6 +177,15 @@ fn jpeg_header(bytes: &[u8]) -> Option<Probe> {
         frames: 1,
         jpeg: Some(JpegLayout { subsamp: header.subsamp, colorspace: header.colorspace, lossless: header.is_lossless }),
     })
+}
+
+/// A GIF: its canvas size (`frames::gif_canvas_size`), read here rather than by the gif crate, which refuses
+/// an extension it does not know before the first frame where browsers skip it.
+fn gif_header(bytes: &[u8]) -> Result<Probe, PipelineError> {
+    let (width, height) = crate::frames::gif_canvas_size(bytes)
+        .ok_or_else(|| PipelineError::Decode("the GIF's header is cut short".into()))?;
+    let stored = Size::new(u32::from(width), u32::from(height));
+    Ok(Probe { format: SourceFormat::Gif, stored, orientation: Orientation::NoTransforms, frames: 1, jpeg: None })
 }
 
 /// The `image` crate's reading of a header: size and orientation.

@@ -1,8 +1,9 @@
 //! The animated files of the shared corpora (image-gif's and image-png's test images, libwebp's test data)
 //! against libvips: every file sharp reads as an animation (`sharp(file, { animated: true })`, more than one
 //! page) renders as an animated WebP and an animated GIF with libvips' frame count, delays (a GIF's rounded to
-//! the hundredths it stores) and loop count. The corpora are read from `SHUTTERBOX_CORPORA` (default: the
-//! `shared/corpora` folder beside the repository); sharp from `SHUTTERBOX_SHARP_NODE_MODULES` (a
+//! the hundredths it stores) and loop count; and every GIF of the corpora that libvips reads renders at
+//! libvips' size (`corpus_gifs_libvips_reads_render_at_its_size`). The corpora are read from
+//! `SHUTTERBOX_CORPORA` (default: the `shared/corpora` folder beside the repository); sharp from `SHUTTERBOX_SHARP_NODE_MODULES` (a
 //! node_modules holding sharp; scripts/test.sh installs it). Either missing fails the test, naming it.
 
 // A test fails by panicking: unwrap and expect are how it says so.
@@ -22,16 +23,25 @@ fn corpora() -> PathBuf {
     dir
 }
 
-/// sharp's reading of each file: (file, pages, delays in ms, loop count), for the files it animates.
-fn sharp_animations(files: &[PathBuf]) -> Vec<(PathBuf, usize, Vec<u32>, u64)> {
+/// sharp's reading of each file it reads: its JSON line.
+fn sharp_read(files: &[PathBuf]) -> Vec<serde_json::Value> {
     let modules = std::env::var("SHUTTERBOX_SHARP_NODE_MODULES")
         .expect("SHUTTERBOX_SHARP_NODE_MODULES names no node_modules with sharp in it (scripts/test.sh installs one)");
     let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../scripts/sharp-animation.cjs");
     let output = Command::new("node").arg(script).args(files).env("NODE_PATH", &modules).output().expect("node runs");
     assert!(output.status.success(), "sharp: {}", String::from_utf8_lossy(&output.stderr));
+    String::from_utf8(output.stdout)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str::<serde_json::Value>(line).unwrap())
+        .filter(|value| value["error"].is_null())
+        .collect()
+}
+
+/// sharp's reading of each file: (file, pages, delays in ms, loop count), for the files it animates.
+fn sharp_animations(files: &[PathBuf]) -> Vec<(PathBuf, usize, Vec<u32>, u64)> {
     let mut animations = Vec::new();
-    for line in String::from_utf8(output.stdout).unwrap().lines() {
-        let value: serde_json::Value = serde_json::from_str(line).unwrap();
+    for value in sharp_read(files) {
         let pages = value["pages"].as_u64().unwrap_or(1) as usize;
         if pages > 1 {
             let delays = value["delay"].as_array().unwrap().iter().map(|d| d.as_u64().unwrap() as u32).collect();
@@ -129,4 +139,51 @@ fn corpus_animations_keep_libvips_frames_and_delays() {
         animations.len(),
         failures.join("\n")
     );
+}
+
+/// Files libvips reads that the pipeline refuses, and why.
+const GIFS_REFUSED: [(&str, &str); 1] = [(
+    "crashtest_issue-96-small-codesize.gif",
+    "a 185×0 screen and one 0×0 image at x = 12,337, which libvips shows as a 12,337×1 black line",
+)];
+
+/// Every GIF of the corpora that libvips reads renders, at libvips' size: unknown extensions skipped, a frame
+/// without a colour table drawn through a grey ramp, a byte that starts no block ending the file.
+#[test]
+fn corpus_gifs_libvips_reads_render_at_its_size() {
+    let root = corpora();
+    let mut files = Vec::new();
+    for folder in std::fs::read_dir(&root).unwrap() {
+        let folder = folder.unwrap().path();
+        if !folder.is_dir() {
+            continue;
+        }
+        for entry in std::fs::read_dir(folder).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().and_then(|e| e.to_str()) == Some("gif") {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    let read = sharp_read(&files);
+    assert!(read.len() >= 40, "libvips read only {} of {} GIFs", read.len(), files.len());
+    let mut failures = Vec::new();
+    for value in &read {
+        let file = PathBuf::from(value["file"].as_str().unwrap());
+        let name = file.file_name().unwrap().to_string_lossy().into_owned();
+        if GIFS_REFUSED.iter().any(|(refused, _)| *refused == name) {
+            continue;
+        }
+        let bytes = std::fs::read(&file).unwrap();
+        let size = (value["width"].as_u64().unwrap() as u32, value["height"].as_u64().unwrap() as u32);
+        let still = Transform::from_query("anim=false").unwrap();
+        match render(&bytes, &still, Target::Format(OutputFormat::Png), RenderOptions::default()) {
+            Ok(rendered) if (rendered.width, rendered.height) == size => {}
+            Ok(rendered) => failures.push(format!("{name}: {}x{}, libvips {size:?}", rendered.width, rendered.height)),
+            Err(e) if e.to_string().contains("pixels allowed") => {}
+            Err(e) => failures.push(format!("{name}: {e}")),
+        }
+    }
+    assert!(failures.is_empty(), "{} of {} GIFs:\n{}", failures.len(), read.len(), failures.join("\n"));
 }

@@ -9,7 +9,6 @@
 
 mod decode;
 mod gif;
-mod gif_canvas;
 mod webp;
 
 use image::DynamicImage;

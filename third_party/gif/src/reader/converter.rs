@@ -34,6 +34,11 @@ pub(crate) struct PixelConverter {
 }
 
 impl PixelConverter {
+    /// Whether frames come out as RGBA, for which a palette is needed (Shutterbox; VENDORED.md).
+    pub(crate) fn expands_to_rgba(&self) -> bool {
+        matches!(self.color_output, ColorOutput::RGBA)
+    }
+
     pub(crate) const fn new(color_output: ColorOutput) -> Self {
         Self {
             color_output,

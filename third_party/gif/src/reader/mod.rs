@@ -435,7 +435,11 @@ where
                 Some(Decoded::FrameMetadata(frame_data_type)) => {
                     self.current_frame = self.decoder.decoder.current_frame_mut().take();
                     self.current_frame_data_type = frame_data_type;
-                    if self.current_frame.palette.is_none() && self.global_palette().is_none() {
+                    // Indices need no palette: a caller asking for them chooses one (Shutterbox; VENDORED.md).
+                    if self.current_frame.palette.is_none()
+                        && self.global_palette().is_none()
+                        && self.pixel_converter.expands_to_rgba()
+                    {
                         return Err(DecodingError::format(
                             "no color table available for current frame",
                         ));

@@ -1,15 +1,22 @@
-//! A GIF's frames composited onto its canvas, as browsers and libvips show them. The gif crate reads the
-//! blocks and hands over each frame's LZW data; `gif_lzw` decodes it into one reused buffer of indices,
+//! A GIF's frames composited onto its canvas, as browsers and libvips show them: every frame of an animation,
+//! and the first of a still GIF. The gif crate reads the blocks (skipping extensions it does not know, as
+//! browsers do) and hands over each frame's LZW data; `gif_lzw` decodes it into one reused buffer of indices,
 //! which are drawn through the frame's palette straight onto the canvas (its transparent index, and an index
 //! past the end of its palette, leave the pixel beneath; an interlaced frame's rows in the order they were
 //! stored); the frame's disposal is applied before the next one is drawn: `Background` clears its rectangle
-//! to transparent, `Previous` puts back what was there before it. Nothing is allocated per frame but the copy
-//! of the canvas handed on.
+//! to transparent, `Previous` puts back what was there before it. A frame with no colour table of its own and
+//! none in the file is drawn through a grey ramp (index i as grey i), as libvips draws it. Nothing is
+//! allocated per frame but the copy of the canvas handed on.
 
 use image::RgbaImage;
 
-use super::Frame;
 use crate::{PipelineError, gif_lzw::LzwTable};
+
+/// One frame on the canvas: the whole canvas as it shows, and for how long.
+pub(crate) struct GifFrame {
+    pub pixels: RgbaImage,
+    pub delay_ms: u32,
+}
 
 type Rgba = [u8; 4];
 
@@ -30,13 +37,13 @@ struct Area {
     height: usize,
 }
 
-pub(super) struct GifCanvas<'a> {
+pub(crate) struct GifCanvas<'a> {
     decoder: gif::Decoder<&'a [u8]>,
     width: usize,
     height: usize,
     canvas: Vec<Rgba>,
     /// The colours of a frame without its own (a copy: the decoder lends a frame only mutably).
-    global_palette: Vec<u8>,
+    global_palette: Option<Vec<u8>>,
     /// Decodes each frame's indices, into a buffer of its own.
     table: LzwTable,
     saved: Vec<Rgba>,
@@ -48,13 +55,15 @@ pub(super) struct GifCanvas<'a> {
 
 impl<'a> GifCanvas<'a> {
     /// `max_alloc` bounds the canvas and each frame's buffer, as the `image` crate's `Limits` bound them.
-    pub(super) fn new(bytes: &'a [u8], max_alloc: u64) -> Result<Self, PipelineError> {
+    pub(crate) fn new(bytes: &'a [u8], max_alloc: u64) -> Result<Self, PipelineError> {
         let mut options = gif::DecodeOptions::new();
         options.set_color_output(gif::ColorOutput::Indexed);
         options.skip_frame_decoding(true);
+        options.allow_unknown_blocks(true);
         let decoder = options.read_info(bytes).map_err(PipelineError::decode)?;
-        let (width, height) = (usize::from(decoder.width()), usize::from(decoder.height()));
-        let global_palette = decoder.global_palette().unwrap_or_default().to_vec();
+        let (width, height) = crate::frames::gif_canvas_size(bytes).unwrap_or((decoder.width(), decoder.height()));
+        let (width, height) = (usize::from(width), usize::from(height));
+        let global_palette = decoder.global_palette().map(<[u8]>::to_vec);
         if width as u64 * height as u64 * 4 > max_alloc {
             return Err(PipelineError::Decode(format!(
                 "a {width}x{height} GIF canvas is more than the memory allowed"
@@ -74,7 +83,7 @@ impl<'a> GifCanvas<'a> {
         })
     }
 
-    fn next_frame(&mut self) -> Result<Option<Frame>, PipelineError> {
+    fn next_frame(&mut self) -> Result<Option<GifFrame>, PipelineError> {
         self.dispose();
         let Some(info) = self.decoder.read_next_frame().map_err(PipelineError::decode)? else { return Ok(None) };
         let (frame_width, frame_height) = (usize::from(info.width), usize::from(info.height));
@@ -85,7 +94,10 @@ impl<'a> GifCanvas<'a> {
             height: frame_height.min(self.height.saturating_sub(usize::from(info.top))),
         };
         let (delay_ms, dispose, interlaced) = (u32::from(info.delay) * 10, info.dispose, info.interlaced);
-        let colours = palette(info.palette.as_deref().unwrap_or(&self.global_palette), info.transparent);
+        let colours = match info.palette.as_deref().or(self.global_palette.as_deref()) {
+            Some(table) => palette(table, info.transparent),
+            None => palette(&GREY_RAMP, info.transparent),
+        };
         let len = frame_width * frame_height;
         if len as u64 > self.max_frame_bytes {
             return Err(PipelineError::Decode(format!(
@@ -125,7 +137,7 @@ impl<'a> GifCanvas<'a> {
         }
         let pixels = RgbaImage::from_raw(self.width as u32, self.height as u32, self.canvas.as_flattened().to_vec())
             .ok_or_else(|| PipelineError::Internal("GIF canvas size mismatch".into()))?;
-        Ok(Some(Frame { pixels, delay_ms }))
+        Ok(Some(GifFrame { pixels, delay_ms }))
     }
 
     /// Applies the disposal of the frame shown last.
@@ -156,6 +168,17 @@ fn stored_rows(height: usize, interlaced: bool) -> impl Iterator<Item = usize> {
     passes.iter().flat_map(move |&(first, step)| (first..height).step_by(step))
 }
 
+/// The colour table of a frame that has none: index i is grey i.
+const GREY_RAMP: [u8; 768] = {
+    let mut table = [0; 768];
+    let mut i = 0;
+    while i < 768 {
+        table[i] = (i / 3) as u8;
+        i += 1;
+    }
+    table
+};
+
 /// A frame's 256 colours: its palette's opaque, its transparent index and every index past the palette's end
 /// transparent (drawing nothing).
 fn palette(table: &[u8], transparent: Option<u8>) -> [Rgba; 256] {
@@ -170,7 +193,7 @@ fn palette(table: &[u8], transparent: Option<u8>) -> [Rgba; 256] {
 }
 
 impl Iterator for GifCanvas<'_> {
-    type Item = Result<Frame, PipelineError>;
+    type Item = Result<GifFrame, PipelineError>;
 
     fn next(&mut self) -> Option<Self::Item> {
         if self.failed {
