@@ -54,8 +54,10 @@ pub(crate) struct GifCanvas<'a> {
 }
 
 impl<'a> GifCanvas<'a> {
-    /// `max_alloc` bounds the canvas and each frame's buffer, as the `image` crate's `Limits` bound them.
-    pub(crate) fn new(bytes: &'a [u8], max_alloc: u64) -> Result<Self, PipelineError> {
+    /// The canvas and each frame's buffer are bounded as the `image` crate's decoders are for a `max_pixels`
+    /// image (`source::decoder_limits`).
+    pub(crate) fn new(bytes: &'a [u8], max_pixels: u64) -> Result<Self, PipelineError> {
+        let max_alloc = crate::source::decoder_limits(max_pixels).max_alloc.unwrap_or(u64::MAX);
         let mut options = gif::DecodeOptions::new();
         options.set_color_output(gif::ColorOutput::Indexed);
         options.skip_frame_decoding(true);

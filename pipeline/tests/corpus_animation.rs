@@ -9,33 +9,20 @@
 // A test fails by panicking: unwrap and expect are how it says so.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::{io::Cursor, path::PathBuf, process::Command};
+mod common;
+
+use std::{io::Cursor, path::PathBuf};
+
+use common::{corpora, sharp_lines};
 
 use image::{AnimationDecoder, codecs::gif::GifDecoder};
 use shutterbox_pipeline::{OutputFormat, RenderOptions, Target, Transform, render};
 
 const FOLDERS: [&str; 3] = ["image-gif", "image-png", "libwebp-test-data"];
 
-fn corpora() -> PathBuf {
-    let dir = std::env::var_os("SHUTTERBOX_CORPORA")
-        .map_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpora"), PathBuf::from);
-    assert!(dir.is_dir(), "the corpora are not at {} (set SHUTTERBOX_CORPORA)", dir.display());
-    dir
-}
-
 /// sharp's reading of each file it reads: its JSON line.
 fn sharp_read(files: &[PathBuf]) -> Vec<serde_json::Value> {
-    let modules = std::env::var("SHUTTERBOX_SHARP_NODE_MODULES")
-        .expect("SHUTTERBOX_SHARP_NODE_MODULES names no node_modules with sharp in it (scripts/test.sh installs one)");
-    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../scripts/sharp-animation.cjs");
-    let output = Command::new("node").arg(script).args(files).env("NODE_PATH", &modules).output().expect("node runs");
-    assert!(output.status.success(), "sharp: {}", String::from_utf8_lossy(&output.stderr));
-    String::from_utf8(output.stdout)
-        .unwrap()
-        .lines()
-        .map(|line| serde_json::from_str::<serde_json::Value>(line).unwrap())
-        .filter(|value| value["error"].is_null())
-        .collect()
+    sharp_lines("sharp-animation.cjs", files).into_iter().filter(|value| value["error"].is_null()).collect()
 }
 
 /// sharp's reading of each file: (file, pages, delays in ms, loop count), for the files it animates.

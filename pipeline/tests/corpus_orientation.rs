@@ -10,7 +10,11 @@
 // A test fails by panicking: unwrap and expect are how it says so.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::{path::PathBuf, process::Command};
+mod common;
+
+use std::path::PathBuf;
+
+use common::{corpora, sharp_lines};
 
 use shutterbox_pipeline::{OutputFormat, RenderOptions, Rendered, Target, Transform, render};
 
@@ -26,25 +30,11 @@ const FILES: [(&str, &str, &str); 5] = [
 /// The most the two 32×32 pictures may differ on average per channel (0–255).
 const MAX_MEAN_DIFFERENCE: f64 = 8.0;
 
-fn corpora() -> PathBuf {
-    let dir = std::env::var_os("SHUTTERBOX_CORPORA")
-        .map_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpora"), PathBuf::from);
-    assert!(dir.is_dir(), "the corpora are not at {} (set SHUTTERBOX_CORPORA)", dir.display());
-    dir
-}
-
 /// sharp's reading of each file: (file, width, height, 32×32 RGB).
 fn sharp_oriented(files: &[PathBuf]) -> Vec<(PathBuf, u32, u32, Vec<u8>)> {
-    let modules = std::env::var("SHUTTERBOX_SHARP_NODE_MODULES")
-        .expect("SHUTTERBOX_SHARP_NODE_MODULES names no node_modules with sharp in it (scripts/test.sh installs one)");
-    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../scripts/sharp-oriented.cjs");
-    let output = Command::new("node").arg(script).args(files).env("NODE_PATH", &modules).output().expect("node runs");
-    assert!(output.status.success(), "sharp: {}", String::from_utf8_lossy(&output.stderr));
-    String::from_utf8(output.stdout)
-        .unwrap()
-        .lines()
-        .map(|line| {
-            let value: serde_json::Value = serde_json::from_str(line).unwrap();
+    sharp_lines("sharp-oriented.cjs", files)
+        .into_iter()
+        .map(|value| {
             let file = PathBuf::from(value["file"].as_str().unwrap());
             assert!(value["error"].is_null(), "sharp cannot read {}: {}", file.display(), value["error"]);
             let thumb = value["thumb"].as_array().unwrap().iter().map(|n| n.as_u64().unwrap() as u8).collect();

@@ -27,7 +27,7 @@ pub(crate) fn frames(
     let limits = decoder_limits(max_pixels);
     let (frames, loops) = match format {
         SourceFormat::Gif => {
-            let frames = GifCanvas::new(bytes, limits.max_alloc.unwrap_or(u64::MAX))?
+            let frames = GifCanvas::new(bytes, max_pixels)?
                 .map(|frame| frame.map(|frame| Frame { pixels: frame.pixels, delay_ms: frame.delay_ms }));
             // A GIF without a loop count plays once in browsers and libvips.
             return Ok((Box::new(frames), crate::frames::gif_loops(bytes)));
