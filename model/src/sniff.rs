@@ -125,6 +125,9 @@ fn sniffed_mime(declared: &str, head: &[u8]) -> String {
     if looks_like_svg(&text) {
         return "image/svg+xml".into();
     }
+    if let Some(mime) = image_signature(head) {
+        return mime.into();
+    }
     if let Some(kind) = infer::get(head) {
         return kind.mime_type().to_owned();
     }
@@ -139,6 +142,32 @@ fn sniffed_mime(declared: &str, head: &[u8]) -> String {
         return "text/plain".into();
     }
     declared.to_owned()
+}
+
+/// Image formats recognised here before `infer` is asked, where it misses ones the pipeline reads: every
+/// TIFF (`infer` refuses one with `C` at byte 8 or `R` at byte 9, and knows no BigTIFF), and HEIF by any of
+/// its brands (`infer` knows only `heic`/`heix`, and `mif1`/`msf1` with `heic`; a HEIF it misses looks like
+/// an MP4 video). Canon's CR2 raw files, TIFFs too, are left to `infer`.
+fn image_signature(head: &[u8]) -> Option<&'static str> {
+    const TIFF: [&[u8]; 4] = [b"II*\0", b"MM\0*", b"II+\0", b"MM\0+"];
+    if TIFF.iter().any(|magic| head.starts_with(magic)) && head.get(8..10) != Some(b"CR") {
+        return Some("image/tiff");
+    }
+    if head.len() < 16 || &head[4..8] != b"ftyp" {
+        return None;
+    }
+    let length = u32::from_be_bytes([head[0], head[1], head[2], head[3]]) as usize;
+    let brands = &head[8..length.clamp(16, head.len())];
+    let mut heif = None;
+    for brand in brands[..4].chunks_exact(4).chain(brands[8..].chunks_exact(4)) {
+        match brand {
+            b"avif" | b"avis" => return Some("image/avif"),
+            b"heic" | b"heix" | b"hevc" | b"hevx" | b"heim" | b"heis" => heif = Some("image/heic"),
+            b"mif1" | b"msf1" => heif = heif.or(Some("image/heif")),
+            _ => {}
+        }
+    }
+    heif
 }
 
 /// The start of the object as lower-case text, byte-order mark and leading white space removed.
@@ -177,6 +206,45 @@ mod tests {
         assert_eq!(FileKind::parse("Image"), None);
         assert_eq!(sniff("image/png", b"just text").mime.as_str(), "application/octet-stream");
         assert_eq!(sniff("image/png", b"").kind, FileKind::File);
+    }
+
+    /// `ftyp` box of `brands` (major first; a zero minor version after it).
+    fn ftyp(brands: &[&[u8; 4]]) -> Vec<u8> {
+        let mut body: Vec<u8> = brands[0].to_vec();
+        body.extend_from_slice(&[0; 4]);
+        brands[1..].iter().for_each(|brand| body.extend_from_slice(*brand));
+        let mut out = ((body.len() + 8) as u32).to_be_bytes().to_vec();
+        out.extend_from_slice(b"ftyp");
+        out.extend_from_slice(&body);
+        out.extend_from_slice(b"\0\0\0\x08meta");
+        out
+    }
+
+    #[test]
+    fn every_image_format_the_pipeline_reads_is_an_image() {
+        let cases: [(Vec<u8>, &str); 12] = [
+            (b"II*\0\x08\0\0\0\0\0".to_vec(), "image/tiff"),
+            // Bytes 8 and 9 that `infer` takes for something else.
+            (b"II*\0\x08\0\0\0CX\0\0".to_vec(), "image/tiff"),
+            (b"MM\0*\0\0\0\x08\0R\0\0".to_vec(), "image/tiff"),
+            (b"II+\0\x08\0\0\0\x10\0\0\0\0\0\0\0".to_vec(), "image/tiff"),
+            (b"MM\0+\0\x08\0\0\0\0\0\0\0\0\0\x10".to_vec(), "image/tiff"),
+            (ftyp(&[b"heic", b"mif1", b"heic"]), "image/heic"),
+            (ftyp(&[b"mif1", b"heic"]), "image/heic"),
+            (ftyp(&[b"msf1", b"hevc"]), "image/heic"),
+            (ftyp(&[b"mif1", b"miaf"]), "image/heif"),
+            (ftyp(&[b"mif1", b"avif", b"miaf"]), "image/avif"),
+            (b"\xFF\x0A\xFA\x7F".to_vec(), "image/jxl"),
+            (b"\0\0\0\x0cJXL \r\n\x87\n\0\0\0\x14ftypjxl ".to_vec(), "image/jxl"),
+        ];
+        for (head, mime) in cases {
+            let sniffed = sniff("application/octet-stream", &head);
+            assert_eq!(sniffed.mime.as_str(), mime, "{head:?}");
+            assert!(sniffed.kind == FileKind::Image && sniffed.mime.is_transformable(), "{mime}");
+        }
+        // An MP4 stays a video, a Canon raw file what `infer` says it is.
+        assert_eq!(sniff("video/mp4", &ftyp(&[b"isom", b"mp41"])).kind, FileKind::Video);
+        assert_eq!(sniff("image/tiff", b"II*\0\x10\0\0\0CR\x02\0").mime.as_str(), "image/x-canon-cr2");
     }
 
     #[test]

@@ -6,7 +6,8 @@
 //! and memory (what libvips, and so sharp, does). The plan says how far (`RenderPlan::shrink`); the common
 //! PNG (8 bits, not interlaced, gray or RGB with or without alpha) has a decoder of its own (`png8`);
 //! everything else (other formats and layouts, CMYK JPEGs, a file either of those refuses) decodes at full
-//! size through the `image` crate. AVIF is decoded by avif-decode (libaom, built from its bundled source).
+//! size through the `image` crate. AVIF is decoded by avif-decode (libaom, built from its bundled source),
+//! HEIC by libheif (`heic`), JPEG XL by jxl-oxide (`jxl`).
 //! An animation's frames are `crate::animation`'s.
 
 use image::{DynamicImage, GrayImage, ImageBuffer, Luma, Rgb, RgbImage, Rgba};
@@ -34,8 +35,13 @@ pub(crate) fn decode_pixels(
     shrink: u32,
     max_pixels: u64,
 ) -> Result<DynamicImage, PipelineError> {
-    let Some(image_format) = probe.format.image_format() else {
-        return decode_avif(bytes);
+    let image_format = match probe.format {
+        SourceFormat::Avif => return decode_avif(bytes, max_pixels),
+        #[cfg(feature = "heic")]
+        SourceFormat::Heic => return crate::heic::decode(bytes, max_pixels),
+        SourceFormat::JpegXl => return crate::jxl::decode(bytes, max_pixels),
+        SourceFormat::Tiff => return crate::tiff::decode(bytes, max_pixels),
+        _ => probe.format.image_format().ok_or(PipelineError::UnsupportedFormat)?,
     };
     if probe.jpeg.is_some()
         && let Ok(image) = decode_jpeg_turbo(bytes, (probe.stored.width, probe.stored.height), shrink as usize)
@@ -91,9 +97,29 @@ fn decode_jpeg_turbo(bytes: &[u8], (width, height): (u32, u32), shrink: usize) -
 
 /// AVIF, its size already checked from the container's sequence header (`Probe`), so the AV1 decoder
 /// allocates nothing beyond the budget; then cropped, turned and mirrored as its container says (`heif`).
-fn decode_avif(bytes: &[u8]) -> Result<DynamicImage, PipelineError> {
+/// With the `heic` feature, what avif-decode gets wrong or refuses goes to libheif instead, which applies
+/// the container's transforms itself: grids, and samples deeper than 8 bits (avif-decode 1.0 misreads a
+/// high-bit-depth monochrome image and alpha plane).
+#[cfg_attr(not(feature = "heic"), allow(unused_variables))]
+fn decode_avif(bytes: &[u8], max_pixels: u64) -> Result<DynamicImage, PipelineError> {
+    #[cfg(feature = "heic")]
+    {
+        let deep = avif_parse::read_avif(&mut &bytes[..])
+            .map(|avif| avif.primary_item_metadata().is_ok_and(|meta| meta.bit_depth > 8));
+        match deep {
+            Ok(true) => return crate::heic::decode(bytes, max_pixels),
+            Err(error) if avif_needs_libheif(&error) => return crate::heic::decode(bytes, max_pixels),
+            _ => {}
+        }
+    }
     let coded = decode_avif_coded(bytes)?;
     crate::heif::apply(&crate::heif::primary_transforms(bytes), coded)
+}
+
+/// Whether avif-parse refuses an AVIF that libheif reads: a grid.
+#[cfg(feature = "heic")]
+pub(crate) fn avif_needs_libheif(error: &avif_parse::Error) -> bool {
+    matches!(error, avif_parse::Error::Unsupported(what) if what.contains("Grid"))
 }
 
 /// The AVIF's primary image as coded.

@@ -7,7 +7,7 @@ use crate::{encode::OutputFormat, params::Crop};
 /// consequence of input (the render property suite and the `render` fuzz target hold it to that).
 #[derive(Debug, thiserror::Error)]
 pub enum PipelineError {
-    #[error("the file is not an image in a supported format (JPEG, PNG, WebP, GIF, TIFF, BMP or AVIF)")]
+    #[error("the file is not an image in a supported format (JPEG, PNG, WebP, GIF, TIFF, BMP, AVIF, HEIC or JPEG XL)")]
     UnsupportedFormat,
     #[error("the image is {width}x{height} pixels, more than the {max_pixels} pixels allowed")]
     TooManyPixels { width: u32, height: u32, max_pixels: u64 },

@@ -16,6 +16,8 @@ pub enum ImageType {
     Gif,
     Tiff,
     Bmp,
+    Heic,
+    JpegXl,
 }
 
 /// What the service knows of one format.
@@ -31,6 +33,10 @@ pub struct ImageTypeInfo {
     /// The extension of a file the service names (a transform-url whose format changes the extension).
     pub extension: &'static str,
     pub mime: &'static str,
+    /// Whether the `format` parameter and a URL's extension name it: every format that is written, and
+    /// `bmp`, which returns the original. Formats that are only read (HEIC, JPEG XL) are not named: a
+    /// request for one could never be served.
+    pub requestable: bool,
     /// Whether the pipeline reads it.
     pub decodable: bool,
     /// Whether the pipeline writes it (`bmp` is read, and served as stored, never written).
@@ -47,7 +53,7 @@ pub struct ImageTypeInfo {
 }
 
 /// Every format, in the order the docs and the OpenAPI document list them.
-pub static IMAGE_TYPES: [ImageTypeInfo; 7] = [
+pub static IMAGE_TYPES: [ImageTypeInfo; 9] = [
     ImageTypeInfo {
         image_type: ImageType::Jpeg,
         name: "jpeg",
@@ -55,6 +61,7 @@ pub static IMAGE_TYPES: [ImageTypeInfo; 7] = [
         display: "JPEG",
         extension: "jpg",
         mime: "image/jpeg",
+        requestable: true,
         decodable: true,
         encodable: true,
         alpha: false,
@@ -69,6 +76,7 @@ pub static IMAGE_TYPES: [ImageTypeInfo; 7] = [
         display: "PNG",
         extension: "png",
         mime: "image/png",
+        requestable: true,
         decodable: true,
         encodable: true,
         alpha: true,
@@ -83,6 +91,7 @@ pub static IMAGE_TYPES: [ImageTypeInfo; 7] = [
         display: "WebP",
         extension: "webp",
         mime: "image/webp",
+        requestable: true,
         decodable: true,
         encodable: true,
         alpha: true,
@@ -97,6 +106,7 @@ pub static IMAGE_TYPES: [ImageTypeInfo; 7] = [
         display: "AVIF",
         extension: "avif",
         mime: "image/avif",
+        requestable: true,
         decodable: true,
         encodable: true,
         alpha: true,
@@ -111,6 +121,7 @@ pub static IMAGE_TYPES: [ImageTypeInfo; 7] = [
         display: "GIF",
         extension: "gif",
         mime: "image/gif",
+        requestable: true,
         decodable: true,
         encodable: true,
         alpha: true,
@@ -125,6 +136,7 @@ pub static IMAGE_TYPES: [ImageTypeInfo; 7] = [
         display: "TIFF",
         extension: "tiff",
         mime: "image/tiff",
+        requestable: true,
         decodable: true,
         encodable: true,
         alpha: true,
@@ -139,6 +151,37 @@ pub static IMAGE_TYPES: [ImageTypeInfo; 7] = [
         display: "BMP",
         extension: "bmp",
         mime: "image/bmp",
+        requestable: true,
+        decodable: true,
+        encodable: false,
+        alpha: true,
+        animation: false,
+        lossy: false,
+        max_side: None,
+    },
+    ImageTypeInfo {
+        image_type: ImageType::Heic,
+        name: "heic",
+        aliases: &["heif"],
+        display: "HEIC",
+        extension: "heic",
+        mime: "image/heic",
+        requestable: false,
+        decodable: cfg!(feature = "heic"),
+        encodable: false,
+        alpha: true,
+        animation: false,
+        lossy: false,
+        max_side: None,
+    },
+    ImageTypeInfo {
+        image_type: ImageType::JpegXl,
+        name: "jxl",
+        aliases: &[],
+        display: "JPEG XL",
+        extension: "jxl",
+        mime: "image/jxl",
+        requestable: false,
         decodable: true,
         encodable: false,
         alpha: true,
@@ -164,6 +207,8 @@ impl ImageType {
             Self::Gif => &IMAGE_TYPES[4],
             Self::Tiff => &IMAGE_TYPES[5],
             Self::Bmp => &IMAGE_TYPES[6],
+            Self::Heic => &IMAGE_TYPES[7],
+            Self::JpegXl => &IMAGE_TYPES[8],
         }
     }
 
@@ -213,11 +258,15 @@ mod tests {
         use crate::{Format, OutputFormat, PipelineError, SourceFormat, Target};
 
         for info in &IMAGE_TYPES {
-            let format = Format::parse(info.name).unwrap();
-            assert_eq!((format.image_type(), format.as_str()), (Some(info.image_type), info.name));
+            let format = Format::parse(info.name);
+            assert_eq!(format.is_some(), info.requestable, "{}: requestable", info.name);
+            assert!(info.requestable || !info.encodable, "{}: a written format is requestable", info.name);
             let output = OutputFormat::of(info.image_type);
             assert_eq!(output.is_some(), info.encodable, "{}: encodable", info.name);
-            if let Some(output) = output {
+            if let Some(format) = format {
+                assert_eq!((format.image_type(), format.as_str()), (Some(info.image_type), info.name));
+            }
+            if let (Some(output), Some(format)) = (output, format) {
                 assert_eq!(OutputFormat::from_requested(format), Some(output));
                 assert_eq!(Target::parse(info.name), Some(Target::Format(output)));
                 assert_eq!(Target::Format(output).as_str(), info.name);
@@ -230,7 +279,7 @@ mod tests {
                     (info.alpha, info.lossy, info.max_side)
                 );
             }
-            let source = SourceFormat::ALL.into_iter().find(|source| source.image_type() == info.image_type);
+            let source = SourceFormat::ALL.iter().copied().find(|source| source.image_type() == info.image_type);
             assert_eq!(source.is_some(), info.decodable, "{}: decodable", info.name);
             if info.decodable {
                 let message = PipelineError::UnsupportedFormat.to_string();
@@ -239,6 +288,7 @@ mod tests {
         }
         assert!(OutputFormat::ALL.iter().all(|output| output.image_type().info().encodable));
         assert!(SourceFormat::ALL.iter().all(|source| source.image_type().info().decodable));
-        assert_eq!(Format::names().len(), IMAGE_TYPES.len() + 1, "every format, and auto");
+        let requestable = IMAGE_TYPES.iter().filter(|info| info.requestable).count();
+        assert_eq!(Format::names().len(), requestable + 1, "every requestable format, and auto");
     }
 }

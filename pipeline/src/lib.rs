@@ -23,9 +23,12 @@ pub mod geometry;
 mod gif_canvas;
 mod gif_lzw;
 mod gif_palette;
+#[cfg(feature = "heic")]
+mod heic;
 mod heif;
 pub mod image_type;
 mod isobmff;
+mod jxl;
 pub mod ops;
 mod options;
 pub mod params;
@@ -41,6 +44,7 @@ mod split_jpeg;
 mod steps;
 #[cfg(test)]
 mod test_jpeg;
+mod tiff;
 mod webp_yuv;
 mod yuv;
 

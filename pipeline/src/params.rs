@@ -44,7 +44,7 @@ impl Format {
         if value.eq_ignore_ascii_case("auto") {
             return Some(Self::Auto);
         }
-        ImageType::from_name(value).map(Self::from)
+        ImageType::from_name(value).and_then(Self::of)
     }
 
     pub fn as_str(self) -> &'static str {
@@ -65,15 +65,14 @@ impl Format {
         })
     }
 
-    /// Every value `format` takes, as named in requests: each image format, then `auto`.
+    /// Every value `format` takes, as named in requests: each requestable image format, then `auto`.
     pub fn names() -> Vec<&'static str> {
-        ImageType::all().map(ImageType::name).chain(["auto"]).collect()
+        ImageType::all().filter_map(Self::of).map(Self::as_str).chain(["auto"]).collect()
     }
-}
 
-impl From<ImageType> for Format {
-    fn from(image_type: ImageType) -> Self {
-        match image_type {
+    /// The value of `format` that names `image_type`; `None` for a format only read (HEIC, JPEG XL).
+    pub fn of(image_type: ImageType) -> Option<Self> {
+        Some(match image_type {
             ImageType::Jpeg => Self::Jpeg,
             ImageType::Png => Self::Png,
             ImageType::Webp => Self::Webp,
@@ -81,7 +80,8 @@ impl From<ImageType> for Format {
             ImageType::Gif => Self::Gif,
             ImageType::Tiff => Self::Tiff,
             ImageType::Bmp => Self::Bmp,
-        }
+            ImageType::Heic | ImageType::JpegXl => return None,
+        })
     }
 }
 

@@ -218,10 +218,13 @@ impl RenderPlan {
 pub(crate) const AUTO_FORMAT: OutputFormat = OutputFormat::Webp;
 
 /// The output format of a request that names none: the source's own (BMP, which is never written, as
-/// PNG).
+/// PNG; HEIC and JPEG XL, never written either, as JPEG, as a phone shares its photos: `format=png` or
+/// `webp` keeps a transparent one's alpha).
 pub(crate) fn source_output(source: SourceFormat) -> OutputFormat {
     match source {
-        SourceFormat::Jpeg => OutputFormat::Jpeg,
+        SourceFormat::Jpeg | SourceFormat::JpegXl => OutputFormat::Jpeg,
+        #[cfg(feature = "heic")]
+        SourceFormat::Heic => OutputFormat::Jpeg,
         SourceFormat::Png | SourceFormat::Bmp => OutputFormat::Png,
         SourceFormat::Webp => OutputFormat::Webp,
         SourceFormat::Gif => OutputFormat::Gif,

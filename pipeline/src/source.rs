@@ -24,11 +24,26 @@ pub enum SourceFormat {
     Tiff,
     Bmp,
     Avif,
+    /// HEIC/HEIF (libheif, the `heic` feature).
+    #[cfg(feature = "heic")]
+    Heic,
+    JpegXl,
 }
 
 impl SourceFormat {
     /// Every format the pipeline reads.
-    pub const ALL: [Self; 7] = [Self::Jpeg, Self::Png, Self::Webp, Self::Gif, Self::Tiff, Self::Bmp, Self::Avif];
+    pub const ALL: &[Self] = &[
+        Self::Jpeg,
+        Self::Png,
+        Self::Webp,
+        Self::Gif,
+        Self::Tiff,
+        Self::Bmp,
+        Self::Avif,
+        #[cfg(feature = "heic")]
+        Self::Heic,
+        Self::JpegXl,
+    ];
 
     pub fn image_type(self) -> ImageType {
         match self {
@@ -39,6 +54,9 @@ impl SourceFormat {
             Self::Tiff => ImageType::Tiff,
             Self::Bmp => ImageType::Bmp,
             Self::Avif => ImageType::Avif,
+            #[cfg(feature = "heic")]
+            Self::Heic => ImageType::Heic,
+            Self::JpegXl => ImageType::JpegXl,
         }
     }
 
@@ -46,6 +64,16 @@ impl SourceFormat {
     pub fn detect(bytes: &[u8]) -> Option<Self> {
         if is_avif(bytes) {
             return Some(Self::Avif);
+        }
+        #[cfg(feature = "heic")]
+        if crate::heic::is_heic(bytes) {
+            return Some(Self::Heic);
+        }
+        if crate::jxl::is_jxl(bytes) {
+            return Some(Self::JpegXl);
+        }
+        if crate::tiff::is_tiff(bytes) {
+            return Some(Self::Tiff);
         }
         Some(match image::guess_format(bytes).ok()? {
             ImageFormat::Jpeg => Self::Jpeg,
@@ -67,7 +95,9 @@ impl SourceFormat {
             Self::Gif => ImageFormat::Gif,
             Self::Tiff => ImageFormat::Tiff,
             Self::Bmp => ImageFormat::Bmp,
-            Self::Avif => return None,
+            Self::Avif | Self::JpegXl => return None,
+            #[cfg(feature = "heic")]
+            Self::Heic => return None,
         })
     }
 }
@@ -75,15 +105,7 @@ impl SourceFormat {
 /// An ISO-BMFF `ftyp` box whose major brand, or one of whose compatible brands, is `avif` (still image)
 /// or `avis` (image sequence; its first frame is decoded).
 fn is_avif(bytes: &[u8]) -> bool {
-    if bytes.len() < 16 || &bytes[4..8] != b"ftyp" {
-        return false;
-    }
-    let box_len = u32::from_be_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]) as usize;
-    let brands = &bytes[8..box_len.clamp(16, bytes.len())];
-    // Major brand, minor version (skipped: it is not a brand), then the compatible brands.
-    std::iter::once(&brands[..4])
-        .chain(brands[8.min(brands.len())..].chunks_exact(4))
-        .any(|brand| brand == b"avif" || brand == b"avis")
+    crate::isobmff::ftyp_brands(bytes).any(|brand| brand == b"avif" || brand == b"avis")
 }
 
 /// The frames of `bytes` (1 for a still image), counting no further than `limit + 1`.
@@ -94,7 +116,10 @@ pub(crate) fn count_frames(bytes: &[u8], format: SourceFormat, limit: u32) -> Re
         SourceFormat::Webp => frames::count_webp(bytes, limit),
         SourceFormat::Png => frames::count_apng(bytes, limit),
         SourceFormat::Avif => crate::isobmff::sequence_frames(bytes),
-        SourceFormat::Jpeg | SourceFormat::Tiff | SourceFormat::Bmp => 1,
+        // HEIC and JPEG XL: the primary image, and an animated JPEG XL's first frame.
+        #[cfg(feature = "heic")]
+        SourceFormat::Heic => 1,
+        SourceFormat::Jpeg | SourceFormat::Tiff | SourceFormat::Bmp | SourceFormat::JpegXl => 1,
     }
     .max(1))
 }
@@ -146,11 +171,24 @@ impl Probe {
                 None => image_header(bytes, format, options.max_pixels)?,
             },
             SourceFormat::Gif => gif_header(bytes)?,
+            #[cfg(feature = "heic")]
+            SourceFormat::Heic => Probe::upright_only(format, crate::heic::header(bytes, options.max_pixels)?),
+            SourceFormat::JpegXl => Probe::upright_only(format, crate::jxl::header(bytes, options.max_pixels)?),
+            SourceFormat::Tiff => {
+                let (stored, orientation) = crate::tiff::header(bytes, options.max_pixels)?;
+                Probe { format, stored, orientation, frames: 1, jpeg: None }
+            }
             _ => image_header(bytes, format, options.max_pixels)?,
         };
         probe.frames = frames;
         check_source_pixels(probe.stored.width, probe.stored.height, options.max_pixels)?;
         Ok(probe)
+    }
+
+    /// A source whose decoder applies its orientation itself (HEIF's `irot`/`imir`/`clap`, JPEG XL's
+    /// orientation), so it is stored upright at `size`.
+    fn upright_only(format: SourceFormat, size: Size) -> Self {
+        Probe { format, stored: size, orientation: Orientation::NoTransforms, frames: 1, jpeg: None }
     }
 
     /// The size once the orientation is applied: what every geometry rule is computed from.
@@ -225,19 +263,21 @@ pub(crate) fn decoder_limits(max_pixels: u64) -> Limits {
 
 /// AVIF: the container's sequence header gives the largest frame size, which the primary item's `clap`,
 /// `irot` and `imir` (`heif`) make the size delivered; its EXIF orientation is never applied on top. The
-/// pixel limit holds for the coded size, which is what the decoder allocates.
+/// pixel limit holds for the coded size, which is what the decoder allocates. A grid, which avif-parse
+/// does not read, is read by libheif (`heic`), which gives the size delivered itself.
 fn avif_header(bytes: &[u8], max_pixels: u64) -> Result<Probe, PipelineError> {
-    let avif = avif_parse::read_avif(&mut &bytes[..]).map_err(PipelineError::decode)?;
-    let meta = avif.primary_item_metadata().map_err(PipelineError::decode)?;
-    let coded = Size::new(meta.max_frame_width.get(), meta.max_frame_height.get());
-    check_source_pixels(coded.width, coded.height, max_pixels)?;
-    Ok(Probe {
-        format: SourceFormat::Avif,
-        stored: crate::heif::transformed_size(&crate::heif::primary_transforms(bytes), coded)?,
-        orientation: Orientation::NoTransforms,
-        frames: 1,
-        jpeg: None,
-    })
+    let stored = match avif_parse::read_avif(&mut &bytes[..]) {
+        Ok(avif) => {
+            let meta = avif.primary_item_metadata().map_err(PipelineError::decode)?;
+            let coded = Size::new(meta.max_frame_width.get(), meta.max_frame_height.get());
+            check_source_pixels(coded.width, coded.height, max_pixels)?;
+            crate::heif::transformed_size(&crate::heif::primary_transforms(bytes), coded)?
+        }
+        #[cfg(feature = "heic")]
+        Err(error) if crate::decode::avif_needs_libheif(&error) => crate::heic::header(bytes, max_pixels)?,
+        Err(error) => return Err(PipelineError::decode(error)),
+    };
+    Ok(Probe { format: SourceFormat::Avif, stored, orientation: Orientation::NoTransforms, frames: 1, jpeg: None })
 }
 
 /// The EXIF orientation of a JPEG: the Orientation tag of the last `Exif` APP1 segment before the first

@@ -2,8 +2,9 @@
 # Installing the system tools the build and the scripts need, when a machine lacks them (sourced, not run).
 #
 #   ensure_tools "why they are needed" command:debian-package ...
+#   ensure_libraries "why they are needed" pkg-config-name:debian-package ...
 #
-# Returns at once when every command is on PATH. Otherwise installs the missing commands' Debian packages
+# Returns at once when every command is on PATH (every library known to pkg-config). Otherwise installs the missing commands' Debian packages
 # with apt-get, as root or through passwordless sudo, saying what it installs and why; on a system where it
 # cannot (no apt-get, or neither root nor sudo), it stops with the one line the user must run. Concurrent
 # callers (cargo runs build scripts in parallel) take turns on a lock, so a package is installed once.
@@ -29,12 +30,24 @@ provision_list() {
   echo "$out"
 }
 
-ensure_tools() {
-  local why=$1 spec
+provision_has_command() { command -v "$1" >/dev/null 2>&1; }
+provision_has_library() { command -v pkg-config >/dev/null 2>&1 && pkg-config --exists "$1"; }
+
+ensure_tools() { provision_ensure provision_has_command "$@"; }
+# pkg-config itself is installed with the first library that needs it.
+ensure_libraries() {
+  local why=$1
   shift
+  provision_has_command pkg-config || ensure_tools "$why" pkg-config:pkg-config || return 1
+  provision_ensure provision_has_library "$why" "$@"
+}
+
+provision_ensure() {
+  local has=$1 why=$2 spec
+  shift 2
   local missing_commands=() packages=()
   for spec in "$@"; do
-    command -v "${spec%%:*}" >/dev/null 2>&1 || { missing_commands+=("${spec%%:*}"); packages+=("${spec#*:}"); }
+    "$has" "${spec%%:*}" || { missing_commands+=("${spec%%:*}"); packages+=("${spec#*:}"); }
   done
   ((${#packages[@]})) || return 0
   local tools
@@ -61,7 +74,7 @@ ensure_tools() {
   (
     flock 9
     local still=()
-    for spec in "$@"; do command -v "${spec%%:*}" >/dev/null 2>&1 || still+=("${spec#*:}"); done
+    for spec in "$@"; do "$has" "${spec%%:*}" || still+=("${spec#*:}"); done
     ((${#still[@]})) || exit 0
     provision_say "$why needs $tools; installing the Debian package(s) ${still[*]} with ${as_root[*]:+sudo }apt-get (once; about a minute)"
     export DEBIAN_FRONTEND=noninteractive
@@ -77,7 +90,7 @@ ensure_tools() {
     return 1
   }
   for spec in "$@"; do
-    command -v "${spec%%:*}" >/dev/null 2>&1 || {
+    "$has" "${spec%%:*}" || {
       provision_say "${spec%%:*} is still missing after installing ${spec#*:}"
       return 1
     }

@@ -334,7 +334,10 @@ fn format_written(source: SourceFormat) -> OutputFormat {
         SourceFormat::Gif => OutputFormat::Gif,
         SourceFormat::Tiff => OutputFormat::Tiff,
         SourceFormat::Avif => OutputFormat::Avif,
-        SourceFormat::Bmp => OutputFormat::Png, // never written: a mismatch either way
+        // Never written: a mismatch either way.
+        SourceFormat::Bmp | SourceFormat::JpegXl => OutputFormat::Png,
+        #[cfg(feature = "heic")]
+        SourceFormat::Heic => OutputFormat::Png,
     }
 }
 

@@ -14,6 +14,7 @@ pub fn corpora() -> PathBuf {
 
 /// The JSON lines `scripts/<script>` prints for `files`, run by node with sharp from
 /// `SHUTTERBOX_SHARP_NODE_MODULES` (scripts/test.sh installs one; missing fails the test, naming it).
+#[allow(dead_code)] // not every test binary that shares this module asks sharp
 pub fn sharp_lines(script: &str, files: &[PathBuf]) -> Vec<serde_json::Value> {
     let modules = std::env::var("SHUTTERBOX_SHARP_NODE_MODULES")
         .expect("SHUTTERBOX_SHARP_NODE_MODULES names no node_modules with sharp in it (scripts/test.sh installs one)");

@@ -1,0 +1,392 @@
+//! TIFF as libvips reads it: the first page, through the `tiff` crate directly. The `image` crate's TIFF
+//! adapter refuses every layout but 8/16-bit grey and RGB(A) and 32-bit float RGB(A): 1-, 2- and 4-bit
+//! grey, CMYK, signed and 32-bit samples, 16-bit floats, extra samples. Here each layout's samples become
+//! 8- or 16-bit grey or RGB, with alpha where libvips sees one (an extra sample after the colour ones, as
+//! libvips takes it whatever `ExtraSamples` says), the values as libvips gives them where it gives a
+//! picture: unsigned samples kept (32-bit ones scaled to 16), signed ones clipped at 0, floats as 0–1
+//! (RGB linear light, as libvips' scRGB; grey as it is stored), CMYK as ink.
+
+use std::io::Cursor;
+
+use image::{
+    DynamicImage, GrayAlphaImage, GrayImage, ImageBuffer, Luma, LumaA, Rgb, RgbImage, Rgba, RgbaImage,
+    metadata::Orientation,
+};
+use tiff::{
+    ColorType,
+    decoder::{Decoder, DecodingResult, Limits, ifd::Value},
+    tags::Tag,
+};
+
+use crate::{PipelineError, geometry::Size, options::check_source_pixels};
+
+/// Classic TIFF (`II*\0`, `MM\0*`) and BigTIFF (`II+\0`, `MM\0+`).
+pub(crate) fn is_tiff(bytes: &[u8]) -> bool {
+    [b"II*\0", b"MM\0*", b"II+\0", b"MM\0+"].iter().any(|magic| bytes.starts_with(&magic[..]))
+}
+
+/// A decoder of the first page, its buffers bounded for a `max_pixels` image of up to 16 bytes a pixel
+/// (RGBA in 32-bit floats) and the page's size checked before anything is read.
+type PageDecoder<'a> = Decoder<Cursor<&'a [u8]>>;
+
+fn open(bytes: &[u8], max_pixels: u64) -> Result<(PageDecoder<'_>, Size), PipelineError> {
+    let mut limits = Limits::default();
+    let budget = usize::try_from(max_pixels.saturating_mul(16).saturating_add(64 << 20)).unwrap_or(usize::MAX);
+    limits.decoding_buffer_size = budget;
+    limits.intermediate_buffer_size = budget;
+    let mut decoder = Decoder::new(Cursor::new(bytes)).map_err(PipelineError::decode)?.with_limits(limits);
+    let (width, height) = decoder.dimensions().map_err(PipelineError::decode)?;
+    check_source_pixels(width, height, max_pixels)?;
+    Ok((decoder, Size::new(width, height)))
+}
+
+/// The first page's size as stored and its orientation (TIFF tag 274).
+pub(crate) fn header(bytes: &[u8], max_pixels: u64) -> Result<(Size, Orientation), PipelineError> {
+    let (mut decoder, size) = open(bytes, max_pixels)?;
+    let orientation = decoder
+        .find_tag_unsigned::<u8>(Tag::Orientation)
+        .ok()
+        .flatten()
+        .and_then(Orientation::from_exif)
+        .unwrap_or(Orientation::NoTransforms);
+    Ok((size, orientation))
+}
+
+/// The first page's pixels as stored (its orientation is the render's first step).
+pub(crate) fn decode(bytes: &[u8], max_pixels: u64) -> Result<DynamicImage, PipelineError> {
+    let (mut decoder, size) = open(bytes, max_pixels)?;
+    let color = decoder.colortype().map_err(PipelineError::decode)?;
+    // The samples a pixel has (the colour type leaves out an extra sample that is not marked alpha).
+    let samples = decoder
+        .find_tag_unsigned::<u16>(Tag::SamplesPerPixel)
+        .ok()
+        .flatten()
+        .map_or(samples_of(color), |n| n.max(samples_of(color)));
+    let samples = usize::from(samples);
+    let ycbcr = matches!(color, ColorType::YCbCr(_)).then(|| YCbCr::of(&mut decoder));
+    // ExtraSamples 1: the colour samples are premultiplied by the alpha, which libvips undoes.
+    let premultiplied =
+        decoder.find_tag_unsigned_vec::<u16>(Tag::ExtraSamples).ok().flatten().is_some_and(|v| v.first() == Some(&1));
+    let bits = color.bit_depth();
+    let mut data = DecodingResult::U8(Vec::new());
+    let layout = decoder.read_image_to_buffer(&mut data).map_err(PipelineError::decode)?;
+    let (width, height) = (size.width as usize, size.height as usize);
+    let planar = layout.planes > 1;
+    let values = if bits < 8 {
+        let DecodingResult::U8(packed) = data else {
+            return Err(PipelineError::Decode(format!("{bits}-bit samples that are not bytes")));
+        };
+        if planar {
+            return Err(PipelineError::Decode(format!("planar TIFF of {bits}-bit samples is not supported")));
+        }
+        Values::Narrow(unpack(&packed, width * samples, height, bits)?)
+    } else {
+        Values::of(data)
+    };
+    // Planes (all of one sample, then all of the next) interleaved into pixels.
+    let mut values = if planar { values.interleaved(width * height, samples)? } else { values };
+    if let (Some(ycbcr), Values::Narrow(v)) = (ycbcr, &mut values) {
+        v.chunks_exact_mut(samples).for_each(|px| ycbcr.to_rgb(px));
+    }
+    let expected = width * height * samples;
+    if values.len() < expected {
+        return Err(PipelineError::Decode("the TIFF page holds fewer samples than its size".into()));
+    }
+    // An extra sample after the colour ones is alpha, as libvips takes it.
+    let layout = match color {
+        ColorType::Gray(_) | ColorType::GrayA(_) | ColorType::Multiband { .. } => Layout::Gray,
+        ColorType::RGB(_) | ColorType::RGBA(_) | ColorType::YCbCr(_) => Layout::Rgb,
+        ColorType::CMYK(_) | ColorType::CMYKA(_) => Layout::Cmyk,
+        other => return Err(PipelineError::Decode(format!("TIFF colour type {other:?} is not supported"))),
+    };
+    let image = build(&values, layout, samples, size)?;
+    Ok(if premultiplied { unpremultiplied(image) } else { image })
+}
+
+/// `image` with its colour divided by its alpha (where the alpha is not 0).
+fn unpremultiplied(image: DynamicImage) -> DynamicImage {
+    fn undo<P: image::Pixel>(mut buffer: ImageBuffer<P, Vec<P::Subpixel>>, max: f32) -> ImageBuffer<P, Vec<P::Subpixel>>
+    where
+        P::Subpixel: Into<f32> + num_from::FromF32,
+    {
+        for pixel in buffer.pixels_mut() {
+            let channels = pixel.channels_mut();
+            let Some((alpha, colour)) = channels.split_last_mut() else { continue };
+            let a: f32 = (*alpha).into();
+            if a > 0.0 {
+                for c in colour {
+                    *c = num_from::FromF32::from_f32(((*c).into() * max / a).round().min(max));
+                }
+            }
+        }
+        buffer
+    }
+    match image {
+        DynamicImage::ImageLumaA8(b) => DynamicImage::ImageLumaA8(undo(b, 255.0)),
+        DynamicImage::ImageRgba8(b) => DynamicImage::ImageRgba8(undo(b, 255.0)),
+        DynamicImage::ImageLumaA16(b) => DynamicImage::ImageLumaA16(undo(b, 65_535.0)),
+        DynamicImage::ImageRgba16(b) => DynamicImage::ImageRgba16(undo(b, 65_535.0)),
+        other => other,
+    }
+}
+
+/// Sample types made from an `f32` already in their range.
+mod num_from {
+    pub trait FromF32 {
+        fn from_f32(value: f32) -> Self;
+    }
+    impl FromF32 for u8 {
+        fn from_f32(value: f32) -> Self {
+            value as u8
+        }
+    }
+    impl FromF32 for u16 {
+        fn from_f32(value: f32) -> Self {
+            value as u16
+        }
+    }
+}
+
+/// How YCbCr samples become RGB (TIFF 6.0, section 21): the luma coefficients (`YCbCrCoefficients`,
+/// by default Rec. 601's) and the code ranges (`ReferenceBlackWhite`, by default full range).
+#[derive(Clone, Copy)]
+struct YCbCr {
+    luma: [f32; 3],
+    reference: [f32; 6],
+}
+
+impl YCbCr {
+    fn of<R: std::io::Read + std::io::Seek>(decoder: &mut Decoder<R>) -> Self {
+        let floats = |decoder: &mut Decoder<R>, tag| match decoder.find_tag(tag).ok().flatten()? {
+            Value::List(values) => values.into_iter().map(number).collect::<Option<Vec<f32>>>(),
+            value => number(value).map(|v| vec![v]),
+        };
+        let luma = floats(decoder, Tag::Unknown(529)).filter(|v| v.len() == 3 && v[1] > 0.0);
+        let reference = floats(decoder, Tag::Unknown(532)).filter(|v| v.len() == 6);
+        YCbCr {
+            luma: luma.map_or([0.299, 0.587, 0.114], |v| [v[0], v[1], v[2]]),
+            reference: reference
+                .map_or([0.0, 255.0, 128.0, 255.0, 128.0, 255.0], |v| [v[0], v[1], v[2], v[3], v[4], v[5]]),
+        }
+    }
+
+    /// The first three samples of `px`, Y, Cb and Cr, replaced by R, G and B.
+    fn to_rgb(self, px: &mut [u8]) {
+        let [lr, lg, lb] = self.luma;
+        let [y0, y1, b0, b1, r0, r1] = self.reference;
+        let scale = |v: u8, low: f32, high: f32, span: f32| (f32::from(v) - low) * span / (high - low).max(1.0);
+        let y = scale(px[0], y0, y1, 255.0);
+        let cb = scale(px[1], b0, b1, 127.0);
+        let cr = scale(px[2], r0, r1, 127.0);
+        let r = cr * (2.0 - 2.0 * lr) + y;
+        let b = cb * (2.0 - 2.0 * lb) + y;
+        let g = (y - lb * b - lr * r) / lg;
+        for (out, value) in px.iter_mut().zip([r, g, b]) {
+            *out = value.round().clamp(0.0, 255.0) as u8;
+        }
+    }
+}
+
+/// A tag's number, rational or not.
+fn number(value: Value) -> Option<f32> {
+    Some(match value {
+        Value::Rational(n, d) => n as f32 / d.max(1) as f32,
+        Value::SRational(n, d) => n as f32 / if d == 0 { 1.0 } else { d as f32 },
+        Value::Float(v) => v,
+        Value::Double(v) => v as f32,
+        Value::Short(v) => f32::from(v),
+        Value::Unsigned(v) => v as f32,
+        _ => return None,
+    })
+}
+
+/// How many samples a pixel of `color` has.
+fn samples_of(color: ColorType) -> u16 {
+    match color {
+        ColorType::Gray(_) | ColorType::Palette(_) => 1,
+        ColorType::GrayA(_) => 2,
+        ColorType::RGB(_) | ColorType::YCbCr(_) | ColorType::Lab(_) => 3,
+        ColorType::RGBA(_) | ColorType::CMYK(_) => 4,
+        ColorType::CMYKA(_) => 5,
+        ColorType::Multiband { num_samples, .. } => num_samples,
+        _ => 1,
+    }
+}
+
+/// Rows of `bits`-bit samples (1 to 7, most significant bit first; each row starting on a byte) spread
+/// to 8 bits, scaled to 0–255.
+fn unpack(packed: &[u8], row_samples: usize, rows: usize, bits: u8) -> Result<Vec<u8>, PipelineError> {
+    let bits = usize::from(bits);
+    let row_bytes = (row_samples * bits).div_ceil(8);
+    if packed.len() < row_bytes * rows {
+        return Err(PipelineError::Decode("the TIFF page holds fewer samples than its size".into()));
+    }
+    let max = (1u32 << bits) - 1;
+    let mut out = Vec::with_capacity(row_samples * rows);
+    for row in packed.chunks_exact(row_bytes).take(rows) {
+        for i in 0..row_samples {
+            // The sample's bits, read from the (at most two) bytes it spans.
+            let at = i * bits;
+            let pair = u32::from(row[at / 8]) << 8 | u32::from(row.get(at / 8 + 1).copied().unwrap_or(0));
+            let value = (pair >> (16 - at % 8 - bits)) & max;
+            out.push((value * 255 / max) as u8);
+        }
+    }
+    Ok(out)
+}
+
+/// Samples as the pipeline keeps them: 8-bit, 16-bit, or floats (0–1).
+enum Values {
+    Narrow(Vec<u8>),
+    Wide(Vec<u16>),
+    Float(Vec<f32>),
+}
+
+impl Values {
+    fn of(data: DecodingResult) -> Self {
+        match data {
+            DecodingResult::U8(v) => Self::Narrow(v),
+            DecodingResult::U16(v) => Self::Wide(v),
+            DecodingResult::U32(v) => Self::Wide(v.into_iter().map(|s| (s >> 16) as u16).collect()),
+            DecodingResult::U64(v) => Self::Wide(v.into_iter().map(|s| (s >> 48) as u16).collect()),
+            DecodingResult::I8(v) => Self::Narrow(v.into_iter().map(|s| s.max(0) as u8).collect()),
+            DecodingResult::I16(v) => Self::Wide(v.into_iter().map(|s| s.max(0) as u16).collect()),
+            DecodingResult::I32(v) => Self::Wide(v.into_iter().map(|s| (s.max(0) >> 15) as u16).collect()),
+            DecodingResult::I64(v) => Self::Wide(v.into_iter().map(|s| (s.max(0) >> 47) as u16).collect()),
+            DecodingResult::F16(v) => Self::Float(v.into_iter().map(|s| s.to_f32()).collect()),
+            DecodingResult::F32(v) => Self::Float(v),
+            DecodingResult::F64(v) => Self::Float(v.into_iter().map(|s| s as f32).collect()),
+        }
+    }
+
+    /// `planes` planes of `plane` samples each, as pixels of one sample from each plane.
+    fn interleaved(self, plane: usize, planes: usize) -> Result<Self, PipelineError> {
+        fn weave<T: Copy>(v: &[T], plane: usize, planes: usize) -> Result<Vec<T>, PipelineError> {
+            if v.len() < plane * planes {
+                return Err(PipelineError::Decode("the TIFF page holds fewer planes than samples".into()));
+            }
+            Ok((0..plane).flat_map(|p| (0..planes).map(move |c| v[c * plane + p])).collect())
+        }
+        Ok(match self {
+            Self::Narrow(v) => Self::Narrow(weave(&v, plane, planes)?),
+            Self::Wide(v) => Self::Wide(weave(&v, plane, planes)?),
+            Self::Float(v) => Self::Float(weave(&v, plane, planes)?),
+        })
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Self::Narrow(v) => v.len(),
+            Self::Wide(v) => v.len(),
+            Self::Float(v) => v.len(),
+        }
+    }
+}
+
+/// What a pixel's first samples are.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Layout {
+    Gray,
+    Rgb,
+    Cmyk,
+}
+
+impl Layout {
+    /// Colour samples in, colour channels out, where the alpha sample is when there is one.
+    fn shape(self) -> (usize, usize, usize) {
+        match self {
+            Self::Gray => (1, 1, 1),
+            Self::Rgb => (3, 3, 3),
+            Self::Cmyk => (4, 3, 4),
+        }
+    }
+}
+
+/// The picture from `samples`-sample pixels laid out as `layout` (samples past the ones used ignored).
+fn build(values: &Values, layout: Layout, samples: usize, size: Size) -> Result<DynamicImage, PipelineError> {
+    let (w, h) = (size.width, size.height);
+    let pixels = (w as usize) * (h as usize);
+    let fail = || PipelineError::Decode("the TIFF page's samples do not match its size".into());
+    match (values, layout) {
+        (Values::Narrow(v), _) => {
+            let (channels, out) = convert(v, layout, samples, pixels, 255);
+            narrow(w, h, channels, out).ok_or_else(fail)
+        }
+        (Values::Wide(v), _) => {
+            let (channels, out) = convert(v, layout, samples, pixels, 65_535);
+            wide(w, h, channels, out).ok_or_else(fail)
+        }
+        (Values::Float(v), Layout::Rgb) => {
+            // scRGB: linear light, encoded with the sRGB curve as libvips does.
+            let colour = |s: f32| (srgb_encoded(s.clamp(0.0, 1.0)) * 65_535.0).round() as u16;
+            let alpha = |s: f32| (s.clamp(0.0, 1.0) * 65_535.0).round() as u16;
+            let encoded: Vec<u16> = v
+                .chunks_exact(samples)
+                .take(pixels)
+                .flat_map(|px| px.iter().enumerate().map(move |(i, &s)| if i < 3 { colour(s) } else { alpha(s) }))
+                .collect();
+            let (channels, out) = convert(&encoded, layout, samples, pixels, 65_535);
+            wide(w, h, channels, out).ok_or_else(fail)
+        }
+        (Values::Float(v), _) => {
+            let scaled: Vec<u16> = v.iter().map(|&s| (s.clamp(0.0, 1.0) * 65_535.0).round() as u16).collect();
+            let (channels, out) = convert(&scaled, layout, samples, pixels, 65_535);
+            wide(w, h, channels, out).ok_or_else(fail)
+        }
+    }
+}
+
+/// The samples of each pixel as grey(+alpha) or RGB(+alpha): `(channels, samples)`. CMYK becomes RGB as
+/// ink on white (each colour times the black's complement).
+fn convert<T: Copy + Into<u32>>(
+    values: &[T],
+    layout: Layout,
+    samples: usize,
+    pixels: usize,
+    max: u32,
+) -> (usize, Vec<u32>) {
+    let (colour_samples, colours, alpha_at) = layout.shape();
+    let alpha = samples > colour_samples;
+    let channels = colours + usize::from(alpha);
+    let mut out = Vec::with_capacity(pixels * channels);
+    for px in values.chunks_exact(samples.max(1)).take(pixels) {
+        let s = |i: usize| px.get(i).map_or(0, |&v| v.into());
+        if layout == Layout::Cmyk {
+            let k = max - s(3).min(max);
+            for c in 0..3 {
+                out.push((max - s(c).min(max)) * k / max);
+            }
+        } else {
+            (0..colours).for_each(|c| out.push(s(c)));
+        }
+        if alpha {
+            out.push(s(alpha_at));
+        }
+    }
+    (channels, out)
+}
+
+fn narrow(w: u32, h: u32, channels: usize, samples: Vec<u32>) -> Option<DynamicImage> {
+    let data: Vec<u8> = samples.into_iter().map(|s| s.min(255) as u8).collect();
+    match channels {
+        1 => GrayImage::from_raw(w, h, data).map(DynamicImage::ImageLuma8),
+        2 => GrayAlphaImage::from_raw(w, h, data).map(DynamicImage::ImageLumaA8),
+        3 => RgbImage::from_raw(w, h, data).map(DynamicImage::ImageRgb8),
+        _ => RgbaImage::from_raw(w, h, data).map(DynamicImage::ImageRgba8),
+    }
+}
+
+fn wide(w: u32, h: u32, channels: usize, samples: Vec<u32>) -> Option<DynamicImage> {
+    let data: Vec<u16> = samples.into_iter().map(|s| s.min(65_535) as u16).collect();
+    match channels {
+        1 => ImageBuffer::<Luma<u16>, _>::from_raw(w, h, data).map(DynamicImage::ImageLuma16),
+        2 => ImageBuffer::<LumaA<u16>, _>::from_raw(w, h, data).map(DynamicImage::ImageLumaA16),
+        3 => ImageBuffer::<Rgb<u16>, _>::from_raw(w, h, data).map(DynamicImage::ImageRgb16),
+        _ => ImageBuffer::<Rgba<u16>, _>::from_raw(w, h, data).map(DynamicImage::ImageRgba16),
+    }
+}
+
+/// Linear light (0–1) encoded with the sRGB curve (0–1).
+fn srgb_encoded(value: f32) -> f32 {
+    if value <= 0.003_130_8 { value * 12.92 } else { 1.055 * value.powf(1.0 / 2.4) - 0.055 }
+}
