@@ -4,7 +4,7 @@
 //! data lies about its size could make it allocate.
 
 use image::{DynamicImage, GrayAlphaImage, GrayImage, RgbImage, RgbaImage};
-use jxl_oxide::{AllocTracker, JxlImage, JxlThreadPool};
+use jxl_oxide::{AllocTracker, InitializeResult, JxlImage, JxlThreadPool};
 
 use crate::{PipelineError, geometry::Size, options::check_source_pixels};
 
@@ -14,16 +14,35 @@ pub(crate) fn is_jxl(bytes: &[u8]) -> bool {
 }
 
 /// The image's parsed header and frame index, its allocations bounded for a `max_pixels` image: 32 bytes
-/// per allowed pixel (jxl-oxide renders in 32-bit floats, a plane per channel) and 64 MiB of headroom.
+/// per allowed pixel (jxl-oxide renders in 32-bit floats, a plane per channel) and 64 MiB of headroom. The
+/// bytes are fed a little at a time until the image header is read, and its size is checked before the
+/// rest (the frames' headers and tables of contents, sized by it) is.
 fn read(bytes: &[u8], max_pixels: u64) -> Result<JxlImage, PipelineError> {
+    const STEP: usize = 256;
     let limit = usize::try_from(max_pixels.saturating_mul(32).saturating_add(64 << 20)).unwrap_or(usize::MAX);
-    let image = JxlImage::builder()
-        .pool(JxlThreadPool::none())
-        .alloc_tracker(AllocTracker::with_limit(limit))
-        .read(bytes)
-        .map_err(PipelineError::decode)?;
-    let size = Size::new(image.width(), image.height());
-    check_source_pixels(size.width, size.height, max_pixels)?;
+    let mut uninit =
+        JxlImage::builder().pool(JxlThreadPool::none()).alloc_tracker(AllocTracker::with_limit(limit)).build_uninit();
+    let (mut at, mut end) = (0, 0);
+    let mut image = loop {
+        end = (end + STEP).min(bytes.len());
+        at += uninit.feed_bytes(&bytes[at..end]).map_err(PipelineError::decode)?;
+        match uninit.try_init().map_err(PipelineError::decode)? {
+            InitializeResult::Initialized(image) => break image,
+            InitializeResult::NeedMoreData(_) if end == bytes.len() => {
+                return Err(PipelineError::Decode("the JPEG XL header is cut short".into()));
+            }
+            InitializeResult::NeedMoreData(more) => uninit = more,
+        }
+    };
+    check_source_pixels(image.width(), image.height(), max_pixels)?;
+    while at < bytes.len() {
+        let consumed = image.feed_bytes(&bytes[at..]).map_err(PipelineError::decode)?;
+        if consumed == 0 {
+            break;
+        }
+        at += consumed;
+    }
+    image.finalize().map_err(PipelineError::decode)?;
     Ok(image)
 }
 

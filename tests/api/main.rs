@@ -11,6 +11,7 @@ mod delivery;
 mod errors;
 mod faults;
 mod files;
+mod formats;
 mod health;
 mod helpers;
 mod limits;

@@ -1,0 +1,81 @@
+//! The formats people upload beyond the common ones, over HTTP (issue 40): a HEIC from libheif's samples
+//! (with and without alpha), JPEG XL from its conformance set, an AVIF grid, a BigTIFF and a TIFF the
+//! `infer` crate took for something else, all files of the shared corpora (`SHUTTERBOX_CORPORA`, by
+//! default the `shared/corpora` folder beside the repository; missing fails the test). Each is typed
+//! `image` with its media type at upload, served as stored without parameters, and rendered at the size
+//! libvips (or, for HEIC and JPEG XL, libheif and libjxl) reads, into the format a phone's photo becomes
+//! when none is named.
+
+use std::path::PathBuf;
+
+use image::GenericImageView;
+use reqwest::StatusCode;
+
+use crate::helpers::TestApp;
+
+fn corpus_file(path: &str) -> Vec<u8> {
+    let root = std::env::var_os("SHUTTERBOX_CORPORA")
+        .map_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpora"), PathBuf::from);
+    assert!(root.is_dir(), "the corpora are not at {} (set SHUTTERBOX_CORPORA)", root.display());
+    std::fs::read(root.join(path)).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+#[tokio::test]
+async fn phone_and_camera_formats_are_typed_and_rendered() {
+    let app = TestApp::spawn().await;
+    // (corpus file, declared type, rawType, size as read upright, what `?w=64` is delivered as)
+    let cases = [
+        ("libheif/rainbow-451x461.heic", "image/heic", "image/heic", (451, 461), "image/jpeg"),
+        ("libheif/with-alpha-512x512.heic", "image/heif", "image/heic", (512, 512), "image/jpeg"),
+        ("jxl-conformance/sunset_logo.jxl", "image/jxl", "image/jxl", (924, 1386), "image/jpeg"),
+        ("av1-avif/Summer_in_Tomsk_720p_5x4_grid.avif", "image/avif", "image/avif", (6400, 2880), "image/avif"),
+        ("image-tiff/bigtiff_BigTIFF.tif", "image/tiff", "image/tiff", (64, 64), "image/tiff"),
+        // `R` at byte 9, which the `infer` crate's TIFF check refuses.
+        (
+            "libtiff-pics/depth_flower-rgb-planar-08.tif",
+            "application/octet-stream",
+            "image/tiff",
+            (73, 43),
+            "image/tiff",
+        ),
+    ];
+    for (path, declared, raw_type, (width, height), delivered) in cases {
+        let bytes = corpus_file(path);
+        let name = path.rsplit('/').next().unwrap();
+        let file = app.upload(name, declared, &bytes).await;
+        assert_eq!((file["type"].as_str(), file["rawType"].as_str()), (Some("image"), Some(raw_type)), "{path}");
+        let url = file["secureUrl"].as_str().unwrap();
+        let (status, content_type, original) = app.fetch(url).await;
+        assert_eq!((status, content_type.as_str()), (StatusCode::OK, raw_type), "{path}: the original");
+        assert_eq!(original, bytes, "{path}: the original's bytes");
+
+        let (status, content_type, body) = app.fetch(&format!("{url}?w=64")).await;
+        assert_eq!((status, content_type.as_str()), (StatusCode::OK, delivered), "{path}: w=64");
+        let (image, _) = shutterbox_pipeline::decode::decode(&body, u64::MAX).unwrap();
+        let expected_height = (f64::from(height) * 64.0 / f64::from(width)).round() as u32;
+        assert_eq!(image.dimensions(), (64, expected_height), "{path}: w=64");
+
+        // Any output named; a transparent source keeps its alpha in PNG.
+        let (status, content_type, body) = app.fetch(&format!("{url}?w=40&h=40&fit=cover&format=png")).await;
+        assert_eq!((status, content_type.as_str()), (StatusCode::OK, "image/png"), "{path}: png");
+        let image = image::load_from_memory(&body).unwrap();
+        assert_eq!(image.dimensions(), (40, 40), "{path}: png");
+        if path.contains("with-alpha") {
+            assert!(image.color().has_alpha(), "{path}: alpha kept");
+            assert!(image.to_rgba8().pixels().any(|p| p.0[3] < 255), "{path}: some pixel transparent");
+        }
+    }
+}
+
+#[tokio::test]
+async fn formats_only_read_are_not_output_formats() {
+    let app = TestApp::spawn().await;
+    let file = app.upload("rainbow.heic", "image/heic", &corpus_file("libheif/rainbow-451x461.heic")).await;
+    let url = file["secureUrl"].as_str().unwrap();
+    for format in ["heic", "heif", "jxl"] {
+        let (status, _, body) = app.fetch(&format!("{url}?format={format}")).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "format={format}");
+        let message = String::from_utf8_lossy(&body).into_owned();
+        assert!(message.contains("format"), "format={format}: {message}");
+    }
+}
