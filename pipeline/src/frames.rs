@@ -4,9 +4,9 @@
 //! GIF's loop count (`gif_loops`), which the `image` crate misreads.
 //!
 //! Each count walks the container's own structure, skipping payloads by their lengths: GIF image
-//! descriptors, WebP `ANMF` chunks, APNG `fcTL` chunks (or `acTL`'s declared count, whichever is larger)
-//! and the sample count of an AVIF image sequence's tracks. A file cut short counts the frames seen so far:
-//! the decoder reports the damage itself.
+//! descriptors, WebP `ANMF` chunks, APNG `fcTL` chunks (not `acTL`'s declared count, which a damaged file
+//! gets wrong) and the sample count of an AVIF image sequence's tracks. A file cut short counts the frames
+//! seen so far: the decoder reports the damage itself.
 
 use crate::PipelineError;
 
@@ -83,28 +83,24 @@ pub(crate) fn count_webp(bytes: &[u8], limit: u64) -> u64 {
     frames
 }
 
-/// APNG frames: the larger of `acTL`'s declared count and the `fcTL` chunks present. PNG chunks are a
-/// big-endian length, a type, the data and a CRC, after the 8-byte signature.
+/// APNG frames: the `fcTL` chunks present, whatever `acTL` declares (a count that disagrees with the
+/// chunks is a damaged file, which browsers play with the frames it has); 0 for a PNG without them. PNG
+/// chunks are a big-endian length, a type, the data and a CRC, after the 8-byte signature.
 pub(crate) fn count_apng(bytes: &[u8], limit: u64) -> u64 {
-    let (mut at, mut declared, mut controls) = (8, 0, 0);
+    let (mut at, mut controls) = (8, 0);
     while let Some(header) = bytes.get(at..at + 8) {
         let len = u32::from_be_bytes([header[0], header[1], header[2], header[3]]) as usize;
         match &header[4..8] {
-            b"acTL" => {
-                if let Some(n) = bytes.get(at + 8..at + 12) {
-                    declared = u64::from(u32::from_be_bytes([n[0], n[1], n[2], n[3]]));
-                }
-            }
             b"fcTL" => controls += 1,
             b"IEND" => break,
             _ => {}
         }
-        if declared.max(controls) > limit {
+        if controls > limit {
             break;
         }
         at = at.saturating_add(12).saturating_add(len);
     }
-    declared.max(controls)
+    controls
 }
 
 /// How many times a GIF plays, as libvips and browsers read it (`Loops`): its NETSCAPE2.0 (or ANIMEXTS1.0)
@@ -246,7 +242,9 @@ mod tests {
         assert_eq!(count(&webp_of(9), SourceFormat::Webp, 3).unwrap(), 4, "stops past the limit");
         assert_eq!(count(&apng_of(3, 3), SourceFormat::Png, 100).unwrap(), 3);
         assert_eq!(count(&apng_of(1, 40), SourceFormat::Png, 100).unwrap(), 40, "more fcTL than declared");
-        assert_eq!(count(&apng_of(4_000_000_000, 1), SourceFormat::Png, 100).unwrap(), 4_000_000_000);
+        // The frames present count, not a declared count that disagrees with them.
+        assert_eq!(count(&apng_of(4_000_000_000, 1), SourceFormat::Png, 100).unwrap(), 1);
+        assert_eq!(count(&apng_of(4_000_000_000, 500), SourceFormat::Png, 100).unwrap(), 101, "stops past the limit");
         assert_eq!(count(&avis_of(240), SourceFormat::Avif, 100).unwrap(), 240);
         // Still images count one, and so do containers with no animation in them.
         assert_eq!(count(b"", SourceFormat::Jpeg, 100).unwrap(), 1);

@@ -111,7 +111,6 @@ const KNOWN_GAPS: &[(&str, &[&str])] = &[
         "APNG chunks out of sequence (libvips reads the default image only)",
         &["pillow/apng_chunk_repeat_fctl.png", "pillow/apng_sequence_fdat_fctl.png", "pillow/apng_sequence_start.png"],
     ),
-    ("APNG whose acTL frame count is wrong", &["pillow/apng_syntax_num_frames_invalid.png"]),
 ];
 
 /// Files the pipeline handles otherwise than libvips on purpose, grouped by why.
