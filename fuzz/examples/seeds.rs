@@ -6,8 +6,12 @@
 //!
 //! - `decode`: tiny images of every input format and of the variants the decoders branch on (JPEG
 //!   baseline/progressive/arithmetic/lossless, 4:2:0/4:2:2/4:4:4/gray/CMYK, EXIF orientation; 16-bit and
-//!   palette PNG; lossy, alpha and lossless WebP; animated GIF; gray TIFF; BMP; RGB, RGBA and gray AVIF),
-//!   plus truncated and damaged copies. Each file starts with the byte that picks the target's case.
+//!   palette PNG; lossy, alpha and lossless WebP; animated GIF; gray, CMYK, 1-bit, float and BigTIFF TIFF;
+//!   BMP; RGB, RGBA and gray AVIF; HEIC with and without alpha; lossy and lossless JPEG XL), plus truncated
+//!   and damaged copies. Each file starts with the byte that picks the target's case. HEIC and JPEG XL have
+//!   no encoder in the build: their seeds come from libheif's `heif-enc` and libjxl's `cjxl` (Debian's
+//!   `libheif-examples` and `libjxl-tools`) run on a PNG written here, and are left out, saying so, when
+//!   those tools are missing.
 //! - `params`: queries covering every parameter, its edges and its spellings.
 //! - `stored_path`: hostile names and folders (traversal, separators, NUL, bidi overrides, long names,
 //!   reserved device names, look-alikes), fields separated by 0xFF.
@@ -28,6 +32,7 @@ use image::{
     },
 };
 use shutterbox_pipeline::{OutputFormat, encode::encode};
+use tiff::encoder::colortype;
 use turbojpeg::{Colorspace, Compressor, PixelFormat, Subsamp};
 
 fn picture(w: u32, h: u32) -> RgbImage {
@@ -207,12 +212,88 @@ fn decode_seeds(dir: &Path) {
             bad
         }),
         ("not-an-image", 0, b"GIF87a is a lie".to_vec()),
+        ("tiff-bigtiff", 3, tiff_bigtiff(20, 14)),
+        ("tiff-cmyk", 5, tiff_cmyk(20, 14)),
+        ("tiff-gray-float", 1, tiff_gray_float(20, 14)),
     ];
+    let mut seeds = seeds;
+    seeds.extend(external_seeds(&png_fast(&rgb), &png_fast(&rgba)));
     for (name, selector, bytes) in seeds {
         let mut data = vec![selector];
         data.extend_from_slice(&bytes);
         write(dir, &format!("seed-{name}"), &data);
     }
+}
+
+/// `w`×`h` TIFFs of the test picture the pipeline's encoder never writes: RGB as BigTIFF, CMYK, and grey
+/// in 32-bit floats.
+fn tiff_bigtiff(w: u32, h: u32) -> Vec<u8> {
+    let mut out = Cursor::new(Vec::new());
+    let mut encoder = tiff::encoder::TiffEncoder::new_big(&mut out).expect("tiff");
+    encoder.write_image::<colortype::RGB8>(w, h, picture(w, h).as_raw()).expect("tiff page");
+    out.into_inner()
+}
+
+fn tiff_cmyk(w: u32, h: u32) -> Vec<u8> {
+    let mut out = Cursor::new(Vec::new());
+    let mut encoder = tiff::encoder::TiffEncoder::new(&mut out).expect("tiff");
+    encoder.write_image::<colortype::CMYK8>(w, h, &cmyk_of(picture(w, h).as_raw())).expect("tiff page");
+    out.into_inner()
+}
+
+fn tiff_gray_float(w: u32, h: u32) -> Vec<u8> {
+    let floats: Vec<f32> = picture(w, h).as_raw().chunks(3).map(|px| f32::from(px[0]) / 255.0).collect();
+    let mut out = Cursor::new(Vec::new());
+    let mut encoder = tiff::encoder::TiffEncoder::new(&mut out).expect("tiff");
+    encoder.write_image::<colortype::Gray32Float>(w, h, &floats).expect("tiff page");
+    out.into_inner()
+}
+
+fn cmyk_of(rgb: &[u8]) -> Vec<u8> {
+    rgb.chunks(3).flat_map(|px| [255 - px[0], 255 - px[1], 255 - px[2], 0]).collect()
+}
+
+/// HEIC and JPEG XL seeds from libheif's and libjxl's command-line encoders, when they are installed.
+fn external_seeds(rgb_png: &[u8], rgba_png: &[u8]) -> Vec<(&'static str, u8, Vec<u8>)> {
+    let work = std::env::temp_dir().join(format!("shutterbox-seeds-{}", std::process::id()));
+    fs::create_dir_all(&work).expect("temporary directory");
+    let (rgb, rgba) = (work.join("rgb.png"), work.join("rgba.png"));
+    fs::write(&rgb, rgb_png).expect("png");
+    fs::write(&rgba, rgba_png).expect("png");
+    let run = |tool: &str, args: &[&std::ffi::OsStr], out: &Path| -> Option<Vec<u8>> {
+        let status = std::process::Command::new(tool).args(args).status();
+        match status {
+            Ok(status) if status.success() => fs::read(out).ok(),
+            _ => {
+                println!("{tool} is missing or failed: its seed is left out");
+                None
+            }
+        }
+    };
+    let mut seeds = Vec::new();
+    for (name, selector, input, tool, extra) in [
+        ("heic", 2u8, &rgb, "heif-enc", &["-q", "40"][..]),
+        ("heic-alpha", 5, &rgba, "heif-enc", &["-q", "40"][..]),
+        ("jxl-lossy", 3, &rgb, "cjxl", &["-d", "2", "--quiet"][..]),
+        ("jxl-lossless", 6, &rgba, "cjxl", &["-d", "0", "--quiet"][..]),
+    ] {
+        let out = work.join(name);
+        let mut args: Vec<&std::ffi::OsStr> = extra.iter().map(std::ffi::OsStr::new).collect();
+        if tool == "heif-enc" {
+            args.extend([input.as_os_str(), std::ffi::OsStr::new("-o"), out.as_os_str()]);
+        } else {
+            args.splice(0..0, [input.as_os_str(), out.as_os_str()]);
+        }
+        if let Some(bytes) = run(tool, &args, &out) {
+            seeds.push((name, selector, bytes.clone()));
+            let cut: &'static str = if tool == "cjxl" { "jxl-truncated" } else { "heic-truncated" };
+            if !seeds.iter().any(|(n, _, _)| *n == cut) {
+                seeds.push((cut, selector, bytes[..bytes.len() * 2 / 3].to_vec()));
+            }
+        }
+    }
+    fs::remove_dir_all(&work).ok();
+    seeds
 }
 
 fn params_seeds(dir: &Path) {

@@ -79,7 +79,8 @@ pub(crate) fn decode(bytes: &[u8], max_pixels: u64) -> Result<DynamicImage, Pipe
         if planar {
             return Err(PipelineError::Decode(format!("planar TIFF of {bits}-bit samples is not supported")));
         }
-        Values::Narrow(unpack(&packed, width * samples, height, bits)?)
+        let palette = matches!(color, ColorType::Palette(_));
+        Values::Narrow(unpack(&packed, width * samples, height, bits, !palette)?)
     } else {
         Values::of(data)
     };
@@ -91,6 +92,10 @@ pub(crate) fn decode(bytes: &[u8], max_pixels: u64) -> Result<DynamicImage, Pipe
     let expected = width * height * samples;
     if values.len() < expected {
         return Err(PipelineError::Decode("the TIFF page holds fewer samples than its size".into()));
+    }
+    if let ColorType::Palette(bits) = color {
+        let map = decoder.get_tag_u16_vec(Tag::ColorMap).map_err(PipelineError::decode)?;
+        return through_palette(&values, &map, bits, size);
     }
     // An extra sample after the colour ones is alpha, as libvips takes it.
     let layout = match color {
@@ -213,9 +218,31 @@ fn samples_of(color: ColorType) -> u16 {
     }
 }
 
+/// A palette image's indices drawn through its `ColorMap` (all the reds, then the greens, then the
+/// blues, 16 bits each, `2^bits` of each), as 16-bit RGB.
+fn through_palette(values: &Values, map: &[u16], bits: u8, size: Size) -> Result<DynamicImage, PipelineError> {
+    let entries = 1usize << bits.min(16);
+    if map.len() < 3 * entries {
+        return Err(PipelineError::Decode("the TIFF's colour map is shorter than its palette".into()));
+    }
+    let colour = |index: usize| {
+        let index = index.min(entries - 1);
+        [map[index], map[entries + index], map[2 * entries + index]]
+    };
+    let pixels = (size.width as usize) * (size.height as usize);
+    let rgb: Vec<u16> = match values {
+        Values::Narrow(v) => v.iter().take(pixels).flat_map(|&i| colour(usize::from(i))).collect(),
+        Values::Wide(v) => v.iter().take(pixels).flat_map(|&i| colour(usize::from(i))).collect(),
+        Values::Float(_) => return Err(PipelineError::Decode("a TIFF palette of floats".into())),
+    };
+    ImageBuffer::<Rgb<u16>, _>::from_raw(size.width, size.height, rgb)
+        .map(DynamicImage::ImageRgb16)
+        .ok_or_else(|| PipelineError::Decode("the TIFF page holds fewer samples than its size".into()))
+}
+
 /// Rows of `bits`-bit samples (1 to 7, most significant bit first; each row starting on a byte) spread
-/// to 8 bits, scaled to 0–255.
-fn unpack(packed: &[u8], row_samples: usize, rows: usize, bits: u8) -> Result<Vec<u8>, PipelineError> {
+/// to 8 bits, scaled to 0–255 when `scale` (grey levels), kept as they are when not (palette indices).
+fn unpack(packed: &[u8], row_samples: usize, rows: usize, bits: u8, scale: bool) -> Result<Vec<u8>, PipelineError> {
     let bits = usize::from(bits);
     let row_bytes = (row_samples * bits).div_ceil(8);
     if packed.len() < row_bytes * rows {
@@ -229,7 +256,7 @@ fn unpack(packed: &[u8], row_samples: usize, rows: usize, bits: u8) -> Result<Ve
             let at = i * bits;
             let pair = u32::from(row[at / 8]) << 8 | u32::from(row.get(at / 8 + 1).copied().unwrap_or(0));
             let value = (pair >> (16 - at % 8 - bits)) & max;
-            out.push((value * 255 / max) as u8);
+            out.push(if scale { value * 255 / max } else { value } as u8);
         }
     }
     Ok(out)
