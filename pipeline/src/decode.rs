@@ -36,7 +36,7 @@ pub(crate) fn decode_pixels(
     max_pixels: u64,
 ) -> Result<DynamicImage, PipelineError> {
     let image_format = match probe.format {
-        SourceFormat::Avif => return decode_avif(bytes, max_pixels),
+        SourceFormat::Avif => return decode_avif(bytes, probe, max_pixels),
         #[cfg(feature = "heic")]
         SourceFormat::Heic => return crate::heic::decode(bytes, max_pixels),
         SourceFormat::JpegXl => return crate::jxl::decode(bytes, max_pixels),
@@ -97,29 +97,16 @@ fn decode_jpeg_turbo(bytes: &[u8], (width, height): (u32, u32), shrink: usize) -
 
 /// AVIF, its size already checked from the container's sequence header (`Probe`), so the AV1 decoder
 /// allocates nothing beyond the budget; then cropped, turned and mirrored as its container says (`heif`).
-/// With the `heic` feature, what avif-decode gets wrong or refuses goes to libheif instead, which applies
-/// the container's transforms itself: grids, and samples deeper than 8 bits (avif-decode 1.0 misreads a
-/// high-bit-depth monochrome image and alpha plane).
+/// What the probe found avif-decode gets wrong or refuses (`Probe::libheif`: grids, samples deeper than 8
+/// bits) goes to libheif instead, which applies the container's transforms itself.
 #[cfg_attr(not(feature = "heic"), allow(unused_variables))]
-fn decode_avif(bytes: &[u8], max_pixels: u64) -> Result<DynamicImage, PipelineError> {
-    #[cfg(feature = "heic")]
-    {
-        let deep = avif_parse::read_avif(&mut &bytes[..])
-            .map(|avif| avif.primary_item_metadata().is_ok_and(|meta| meta.bit_depth > 8));
-        match deep {
-            Ok(true) => return crate::heic::decode(bytes, max_pixels),
-            Err(error) if avif_needs_libheif(&error) => return crate::heic::decode(bytes, max_pixels),
-            _ => {}
-        }
+fn decode_avif(bytes: &[u8], probe: &Probe, max_pixels: u64) -> Result<DynamicImage, PipelineError> {
+    if probe.libheif {
+        #[cfg(feature = "heic")]
+        return crate::heic::decode(bytes, max_pixels);
     }
     let coded = decode_avif_coded(bytes)?;
     crate::heif::apply(&crate::heif::primary_transforms(bytes), coded)
-}
-
-/// Whether avif-parse refuses an AVIF that libheif reads: a grid.
-#[cfg(feature = "heic")]
-pub(crate) fn avif_needs_libheif(error: &avif_parse::Error) -> bool {
-    matches!(error, avif_parse::Error::Unsupported(what) if what.contains("Grid"))
 }
 
 /// The AVIF's primary image as coded.

@@ -86,16 +86,17 @@ impl SourceFormat {
         })
     }
 
-    /// The `image` crate's name for the formats it decodes (all but AVIF, which has its own decoder).
+    /// The `image` crate's name for the formats read through it (TIFF, AVIF, HEIC and JPEG XL have
+    /// decoders of their own).
     pub(crate) fn image_format(self) -> Option<ImageFormat> {
         Some(match self {
             Self::Jpeg => ImageFormat::Jpeg,
             Self::Png => ImageFormat::Png,
             Self::Webp => ImageFormat::WebP,
             Self::Gif => ImageFormat::Gif,
-            Self::Tiff => ImageFormat::Tiff,
             Self::Bmp => ImageFormat::Bmp,
-            Self::Avif | Self::JpegXl => return None,
+            // Read by decoders of their own (`tiff`, `avif`, `jxl`, `heic`).
+            Self::Tiff | Self::Avif | Self::JpegXl => return None,
             #[cfg(feature = "heic")]
             Self::Heic => return None,
         })
@@ -135,6 +136,9 @@ pub(crate) struct Probe {
     pub frames: u64,
     /// A JPEG libjpeg-turbo reads: what the planar path asks of its layout.
     pub jpeg: Option<JpegLayout>,
+    /// An AVIF that libheif decodes rather than avif-decode (a grid, or samples deeper than 8 bits), as
+    /// its container read here says: decided once, so decoding does not parse the container again.
+    pub libheif: bool,
 }
 
 /// What libjpeg-turbo's reading of a JPEG header says of its layout.
@@ -176,7 +180,7 @@ impl Probe {
             SourceFormat::JpegXl => Probe::upright_only(format, crate::jxl::header(bytes, options.max_pixels)?),
             SourceFormat::Tiff => {
                 let (stored, orientation) = crate::tiff::header(bytes, options.max_pixels)?;
-                Probe { format, stored, orientation, frames: 1, jpeg: None }
+                Probe { format, stored, orientation, frames: 1, jpeg: None, libheif: false }
             }
             _ => image_header(bytes, format, options.max_pixels)?,
         };
@@ -188,7 +192,7 @@ impl Probe {
     /// A source whose decoder applies its orientation itself (HEIF's `irot`/`imir`/`clap`, JPEG XL's
     /// orientation), so it is stored upright at `size`.
     fn upright_only(format: SourceFormat, size: Size) -> Self {
-        Probe { format, stored: size, orientation: Orientation::NoTransforms, frames: 1, jpeg: None }
+        Probe { format, stored: size, orientation: Orientation::NoTransforms, frames: 1, jpeg: None, libheif: false }
     }
 
     /// The size once the orientation is applied: what every geometry rule is computed from.
@@ -214,6 +218,7 @@ fn jpeg_header(bytes: &[u8]) -> Option<Probe> {
         orientation: jpeg_orientation(bytes),
         frames: 1,
         jpeg: Some(JpegLayout { subsamp: header.subsamp, colorspace: header.colorspace, lossless: header.is_lossless }),
+        libheif: false,
     })
 }
 
@@ -223,7 +228,14 @@ fn gif_header(bytes: &[u8]) -> Result<Probe, PipelineError> {
     let (width, height) = crate::frames::gif_canvas_size(bytes)
         .ok_or_else(|| PipelineError::Decode("the GIF's header is cut short".into()))?;
     let stored = Size::new(u32::from(width), u32::from(height));
-    Ok(Probe { format: SourceFormat::Gif, stored, orientation: Orientation::NoTransforms, frames: 1, jpeg: None })
+    Ok(Probe {
+        format: SourceFormat::Gif,
+        stored,
+        orientation: Orientation::NoTransforms,
+        frames: 1,
+        jpeg: None,
+        libheif: false,
+    })
 }
 
 /// The `image` crate's reading of a header: size and orientation.
@@ -236,7 +248,7 @@ fn image_header(bytes: &[u8], format: SourceFormat, max_pixels: u64) -> Result<P
         _ => decoder.exif_metadata().ok().flatten().as_deref().and_then(exif_orientation),
     }
     .unwrap_or(Orientation::NoTransforms);
-    Ok(Probe { format, stored: Size::new(width, height), orientation, frames: 1, jpeg: None })
+    Ok(Probe { format, stored: Size::new(width, height), orientation, frames: 1, jpeg: None, libheif: false })
 }
 
 /// The orientation an EXIF block gives, with or without the `Exif\0\0` header a JPEG's APP1 segment puts
@@ -266,18 +278,33 @@ pub(crate) fn decoder_limits(max_pixels: u64) -> Limits {
 /// pixel limit holds for the coded size, which is what the decoder allocates. A grid, which avif-parse
 /// does not read, is read by libheif (`heic`), which gives the size delivered itself.
 fn avif_header(bytes: &[u8], max_pixels: u64) -> Result<Probe, PipelineError> {
-    let stored = match avif_parse::read_avif(&mut &bytes[..]) {
+    let (stored, deep) = match avif_parse::read_avif(&mut &bytes[..]) {
         Ok(avif) => {
             let meta = avif.primary_item_metadata().map_err(PipelineError::decode)?;
             let coded = Size::new(meta.max_frame_width.get(), meta.max_frame_height.get());
             check_source_pixels(coded.width, coded.height, max_pixels)?;
-            crate::heif::transformed_size(&crate::heif::primary_transforms(bytes), coded)?
+            (crate::heif::transformed_size(&crate::heif::primary_transforms(bytes), coded)?, meta.bit_depth > 8)
         }
         #[cfg(feature = "heic")]
-        Err(error) if crate::decode::avif_needs_libheif(&error) => crate::heic::header(bytes, max_pixels)?,
+        Err(error) if avif_is_grid(&error) => (crate::heic::header(bytes, max_pixels)?, true),
         Err(error) => return Err(PipelineError::decode(error)),
     };
-    Ok(Probe { format: SourceFormat::Avif, stored, orientation: Orientation::NoTransforms, frames: 1, jpeg: None })
+    // avif-decode 1.0 misreads high-bit-depth grey and alpha: libheif decodes those, where it is linked.
+    let libheif = deep && cfg!(feature = "heic");
+    Ok(Probe {
+        format: SourceFormat::Avif,
+        stored,
+        orientation: Orientation::NoTransforms,
+        frames: 1,
+        jpeg: None,
+        libheif,
+    })
+}
+
+/// Whether avif-parse refused an AVIF for being a grid, which libheif reads.
+#[cfg(feature = "heic")]
+fn avif_is_grid(error: &avif_parse::Error) -> bool {
+    matches!(error, avif_parse::Error::Unsupported(what) if what.contains("Grid"))
 }
 
 /// The EXIF orientation of a JPEG: the Orientation tag of the last `Exif` APP1 segment before the first
