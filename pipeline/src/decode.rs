@@ -19,11 +19,15 @@ use crate::{
 };
 
 /// Decodes `bytes` at full size, refusing more than `max_pixels` pixels as announced by the header, and
-/// returns the image upright (EXIF orientation applied) with its format.
+/// returns the image upright (EXIF orientation applied) and in sRGB (its colour profile applied) with its
+/// format.
 pub fn decode(bytes: &[u8], max_pixels: u64) -> Result<(DynamicImage, SourceFormat), PipelineError> {
     let probe = Probe::read(bytes, &RenderOptions { max_pixels, ..RenderOptions::default() })?;
     let mut image = decode_pixels(bytes, &probe, 1, max_pixels)?;
     image.apply_orientation(probe.orientation);
+    if let Some(conversion) = &probe.colour {
+        image = conversion.apply(image);
+    }
     Ok((image, probe.format))
 }
 

@@ -39,16 +39,33 @@ pub(crate) struct CleanAperture {
 /// The transforms of the primary item of `bytes`, in order. None where the container has none, or cannot be
 /// read this far (the decoder reports what is wrong with it).
 pub(crate) fn primary_transforms(bytes: &[u8]) -> Vec<Transform> {
-    read_transforms(bytes).unwrap_or_default()
+    primary_properties(bytes)
+        .unwrap_or_default()
+        .into_iter()
+        .filter_map(|(name, content)| transform(&name, content))
+        .collect()
 }
 
-fn read_transforms(bytes: &[u8]) -> Option<Vec<Transform>> {
+/// The ICC profile of the primary item: its `colr` property of type `prof` (or `rICC`, a restricted
+/// profile), the first one if there are several, as libheif takes it. An `nclx` colour (code points, no
+/// profile) is not read: libvips reads none either.
+pub(crate) fn primary_icc_profile(bytes: &[u8]) -> Option<Vec<u8>> {
+    primary_properties(bytes)?.into_iter().filter(|(name, _)| name == b"colr").find_map(|(_, content)| {
+        match content.get(..4)? {
+            b"prof" | b"rICC" => Some(content.get(4..)?.to_vec()),
+            _ => None,
+        }
+    })
+}
+
+/// The properties associated with the primary item, in the order its `ipma` entries list them.
+fn primary_properties(bytes: &[u8]) -> Option<Vec<([u8; 4], &[u8])>> {
     let meta = child(bytes, b"meta")?.get(4..)?;
     let pitm = child(meta, b"pitm")?;
     let primary = if *pitm.first()? == 0 { u32::from(be16(pitm, 4)?) } else { be32(pitm, 4)? };
     let iprp = child(meta, b"iprp")?;
     let properties: Vec<_> = children(child(iprp, b"ipco")?).collect();
-    let mut transforms = Vec::new();
+    let mut associated = Vec::new();
     for (name, ipma) in children(iprp) {
         if &name != b"ipma" {
             continue;
@@ -67,12 +84,11 @@ fn read_transforms(bytes: &[u8]) -> Option<Vec<Transform>> {
                 if item != primary {
                     continue;
                 }
-                let Some(&(name, content)) = index.checked_sub(1).and_then(|i| properties.get(i)) else { continue };
-                transforms.extend(transform(&name, content));
+                associated.extend(index.checked_sub(1).and_then(|i| properties.get(i)).copied());
             }
         }
     }
-    Some(transforms)
+    Some(associated)
 }
 
 fn transform(name: &[u8; 4], content: &[u8]) -> Option<Transform> {

@@ -4,7 +4,9 @@
 //! data lies about its size could make it allocate.
 
 use image::{DynamicImage, GrayAlphaImage, GrayImage, RgbImage, RgbaImage};
-use jxl_oxide::{AllocTracker, InitializeResult, JxlImage, JxlThreadPool};
+use jxl_oxide::{
+    AllocTracker, EnumColourEncoding, InitializeResult, JxlImage, JxlThreadPool, RenderingIntent, color::ColourSpace,
+};
 
 use crate::{PipelineError, geometry::Size, options::check_source_pixels};
 
@@ -52,10 +54,20 @@ pub(crate) fn header(bytes: &[u8], max_pixels: u64) -> Result<Size, PipelineErro
     Ok(Size::new(image.width(), image.height()))
 }
 
-/// The first frame, upright, as 8-bit gray or RGB, with alpha when it has one. A CMYK image's black
-/// channel is applied to its colour channels.
+/// The first frame, upright, as 8-bit gray or RGB in sRGB, with alpha when it has one. A CMYK image's
+/// black channel is applied to its colour channels.
 pub(crate) fn decode(bytes: &[u8], max_pixels: u64) -> Result<DynamicImage, PipelineError> {
-    let image = read(bytes, max_pixels)?;
+    let mut image = read(bytes, max_pixels)?;
+    // In sRGB (grey with sRGB's tone curve for a grey image), converted by jxl-oxide from the image's
+    // colour encoding or embedded profile, as libvips converts what libjxl gives it. A CMYK image keeps its
+    // ink, multiplied out below: its profile is a printer's, which libvips does not use either.
+    if !image.pixel_format().has_black() {
+        let mut srgb = EnumColourEncoding::srgb(RenderingIntent::Perceptual);
+        if image.pixel_format().is_grayscale() {
+            srgb.colour_space = ColourSpace::Grey;
+        }
+        image.request_color_encoding(srgb);
+    }
     let render = image.render_frame(0).map_err(PipelineError::decode)?;
     let format = image.pixel_format();
     let mut stream = render.stream();

@@ -15,6 +15,7 @@
 mod animation;
 pub mod avif;
 pub mod codec_memory;
+mod colour;
 pub mod decode;
 pub mod encode;
 mod error;
@@ -28,6 +29,7 @@ mod heic;
 mod heif;
 pub mod image_type;
 mod isobmff;
+mod jpeg_markers;
 mod jxl;
 pub mod ops;
 mod options;

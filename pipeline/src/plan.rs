@@ -119,7 +119,7 @@ impl RenderPlan {
                 });
             }
         }
-        let steps = Self::steps(transform, probe.orientation, full, options)?;
+        let steps = Self::steps(transform, probe, full, options)?;
         let shrink = if probe.jpeg.is_some() { shrink_on_load(transform, full) } else { 1 };
         let mut plan =
             Self { full, output, quality: transform.quality, shrink, steps, path: RenderPath::General, animated, size };
@@ -131,13 +131,13 @@ impl RenderPlan {
     /// says which steps run: every path takes them from here.
     fn steps(
         transform: &Transform,
-        orientation: Orientation,
+        probe: &Probe,
         full: Size,
         options: &RenderOptions,
     ) -> Result<Vec<Step>, PipelineError> {
         let mut steps = Vec::new();
-        if orientation != Orientation::NoTransforms {
-            steps.push(Step::Orient(orientation));
+        if probe.orientation != Orientation::NoTransforms {
+            steps.push(Step::Orient(probe.orientation));
         }
         let (mut width, mut height) = (full.width, full.height);
         if let Some(crop) = transform.crop {
@@ -154,6 +154,9 @@ impl RenderPlan {
         }
         if transform.width.is_some() || transform.height.is_some() {
             steps.push(Step::Resize(plan_resize(width, height, transform.width, transform.height, transform.fit)));
+        }
+        if let Some(conversion) = &probe.colour {
+            steps.push(Step::ToSrgb(conversion.clone()));
         }
         let gray_first = transform.gray && !transform.sharp;
         if gray_first {

@@ -8,7 +8,9 @@ use image::{ImageDecoder, ImageFormat, ImageReader, Limits, metadata::Orientatio
 use turbojpeg::{Colorspace, Subsamp};
 
 use crate::{
-    PipelineError, frames,
+    PipelineError,
+    colour::ToSrgb,
+    frames,
     geometry::Size,
     image_type::ImageType,
     options::{RenderOptions, check_source_pixels},
@@ -126,7 +128,7 @@ pub(crate) fn count_frames(bytes: &[u8], format: SourceFormat, limit: u32) -> Re
 }
 
 /// What a source's headers say, read without decoding a pixel.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub(crate) struct Probe {
     pub format: SourceFormat,
     /// The size as stored, before the orientation turns it.
@@ -136,9 +138,11 @@ pub(crate) struct Probe {
     pub frames: u64,
     /// A JPEG libjpeg-turbo reads: what the planar path asks of its layout.
     pub jpeg: Option<JpegLayout>,
-    /// An AVIF that libheif decodes rather than avif-decode (a grid, or samples deeper than 8 bits), as
+    /// An AVIF that libheif decodes rather than avif-decode (a grid, grey, or samples deeper than 8 bits), as
     /// its container read here says: decided once, so decoding does not parse the container again.
     pub libheif: bool,
+    /// Its embedded colour profile, where it is not sRGB already (`crate::colour`).
+    pub colour: Option<ToSrgb>,
 }
 
 /// What libjpeg-turbo's reading of a JPEG header says of its layout.
@@ -180,19 +184,29 @@ impl Probe {
             SourceFormat::JpegXl => Probe::upright_only(format, crate::jxl::header(bytes, options.max_pixels)?),
             SourceFormat::Tiff => {
                 let (stored, orientation) = crate::tiff::header(bytes, options.max_pixels)?;
-                Probe { format, stored, orientation, frames: 1, jpeg: None, libheif: false }
+                Probe { format, stored, orientation, frames: 1, jpeg: None, libheif: false, colour: None }
             }
             _ => image_header(bytes, format, options.max_pixels)?,
         };
         probe.frames = frames;
         check_source_pixels(probe.stored.width, probe.stored.height, options.max_pixels)?;
+        probe.colour =
+            crate::colour::embedded_profile(bytes, format, options.max_pixels).and_then(|icc| ToSrgb::new(&icc));
         Ok(probe)
     }
 
     /// A source whose decoder applies its orientation itself (HEIF's `irot`/`imir`/`clap`, JPEG XL's
     /// orientation), so it is stored upright at `size`.
     fn upright_only(format: SourceFormat, size: Size) -> Self {
-        Probe { format, stored: size, orientation: Orientation::NoTransforms, frames: 1, jpeg: None, libheif: false }
+        Probe {
+            format,
+            stored: size,
+            orientation: Orientation::NoTransforms,
+            frames: 1,
+            jpeg: None,
+            libheif: false,
+            colour: None,
+        }
     }
 
     /// The size once the orientation is applied: what every geometry rule is computed from.
@@ -219,6 +233,7 @@ fn jpeg_header(bytes: &[u8]) -> Option<Probe> {
         frames: 1,
         jpeg: Some(JpegLayout { subsamp: header.subsamp, colorspace: header.colorspace, lossless: header.is_lossless }),
         libheif: false,
+        colour: None,
     })
 }
 
@@ -235,6 +250,7 @@ fn gif_header(bytes: &[u8]) -> Result<Probe, PipelineError> {
         frames: 1,
         jpeg: None,
         libheif: false,
+        colour: None,
     })
 }
 
@@ -248,7 +264,15 @@ fn image_header(bytes: &[u8], format: SourceFormat, max_pixels: u64) -> Result<P
         _ => decoder.exif_metadata().ok().flatten().as_deref().and_then(exif_orientation),
     }
     .unwrap_or(Orientation::NoTransforms);
-    Ok(Probe { format, stored: Size::new(width, height), orientation, frames: 1, jpeg: None, libheif: false })
+    Ok(Probe {
+        format,
+        stored: Size::new(width, height),
+        orientation,
+        frames: 1,
+        jpeg: None,
+        libheif: false,
+        colour: None,
+    })
 }
 
 /// The orientation an EXIF block gives, with or without the `Exif\0\0` header a JPEG's APP1 segment puts
@@ -278,19 +302,23 @@ pub(crate) fn decoder_limits(max_pixels: u64) -> Limits {
 /// pixel limit holds for the coded size, which is what the decoder allocates. A grid, which avif-parse
 /// does not read, is read by libheif (`heic`), which gives the size delivered itself.
 fn avif_header(bytes: &[u8], max_pixels: u64) -> Result<Probe, PipelineError> {
-    let (stored, deep) = match avif_parse::read_avif(&mut &bytes[..]) {
+    let (stored, misread) = match avif_parse::read_avif(&mut &bytes[..]) {
         Ok(avif) => {
             let meta = avif.primary_item_metadata().map_err(PipelineError::decode)?;
             let coded = Size::new(meta.max_frame_width.get(), meta.max_frame_height.get());
             check_source_pixels(coded.width, coded.height, max_pixels)?;
-            (crate::heif::transformed_size(&crate::heif::primary_transforms(bytes), coded)?, meta.bit_depth > 8)
+            (
+                crate::heif::transformed_size(&crate::heif::primary_transforms(bytes), coded)?,
+                meta.bit_depth > 8 || meta.monochrome,
+            )
         }
         #[cfg(feature = "heic")]
         Err(error) if avif_is_grid(&error) => (crate::heic::header(bytes, max_pixels)?, true),
         Err(error) => return Err(PipelineError::decode(error)),
     };
-    // avif-decode 1.0 misreads high-bit-depth grey and alpha: libheif decodes those, where it is linked.
-    let libheif = deep && cfg!(feature = "heic");
+    // avif-decode 1.0 misreads grey (monochrome AV1) and high-bit-depth alpha: libheif decodes those, where
+    // it is linked.
+    let libheif = misread && cfg!(feature = "heic");
     Ok(Probe {
         format: SourceFormat::Avif,
         stored,
@@ -298,6 +326,7 @@ fn avif_header(bytes: &[u8], max_pixels: u64) -> Result<Probe, PipelineError> {
         frames: 1,
         jpeg: None,
         libheif,
+        colour: None,
     })
 }
 
@@ -313,42 +342,33 @@ pub(crate) fn jpeg_orientation(bytes: &[u8]) -> Orientation {
     jpeg_exif(bytes).and_then(Orientation::from_exif_chunk).unwrap_or(Orientation::NoTransforms)
 }
 
-/// The TIFF data of the last `Exif` APP1 segment before the first scan, found by walking the segments'
-/// lengths; `None` when there is none or the markers are damaged before one is found.
+/// The TIFF data of the last `Exif` APP1 segment before the first scan; `None` when there is none or the
+/// markers are damaged before one is found.
 fn jpeg_exif(bytes: &[u8]) -> Option<&[u8]> {
-    const SOS: u8 = 0xDA;
-    const EOI: u8 = 0xD9;
     const APP1: u8 = 0xE1;
-    if !bytes.starts_with(&[0xFF, 0xD8]) {
-        return None;
-    }
-    let (mut pos, mut exif) = (2, None);
-    loop {
-        if *bytes.get(pos)? != 0xFF {
-            return exif;
-        }
-        // Any number of 0xFF fill bytes may precede a marker.
-        while *bytes.get(pos)? == 0xFF {
-            pos += 1;
-        }
-        let marker = *bytes.get(pos)?;
-        pos += 1;
-        match marker {
-            SOS | EOI => return exif,
-            // Markers without a length: TEM, RSTn (and a stray SOI).
-            0x01 | 0xD0..=0xD8 => continue,
-            _ => {}
-        }
-        let length = usize::from(u16::from_be_bytes([*bytes.get(pos)?, *bytes.get(pos + 1)?]));
-        let segment = bytes.get(pos + 2..pos + length.max(2))?;
-        if marker == APP1
-            && let Some(tiff) = segment.strip_prefix(b"Exif\0\0")
-            && !tiff.is_empty()
-        {
-            exif = Some(tiff);
-        }
-        pos += length.max(2);
-    }
+    crate::jpeg_markers::segments(bytes)
+        .filter(|segment| segment.marker == APP1)
+        .filter_map(|segment| segment.payload.strip_prefix(b"Exif\0\0").filter(|tiff| !tiff.is_empty()))
+        .last()
+}
+
+/// The ICC profile of a JPEG: its `ICC_PROFILE` APP2 segments before the first scan, each a numbered
+/// chunk of the profile (1 to the count every chunk states), joined in their numbers' order. `None` when
+/// there is none, or a chunk is missing, repeated or numbered past the count.
+pub(crate) fn jpeg_icc_profile(bytes: &[u8]) -> Option<Vec<u8>> {
+    const APP2: u8 = 0xE2;
+    let mut chunks: Vec<(u8, u8, &[u8])> = crate::jpeg_markers::segments(bytes)
+        .filter(|segment| segment.marker == APP2)
+        .filter_map(|segment| {
+            let rest = segment.payload.strip_prefix(b"ICC_PROFILE\0")?;
+            Some((*rest.first()?, *rest.get(1)?, rest.get(2..)?))
+        })
+        .collect();
+    let count = chunks.first()?.1;
+    chunks.sort_by_key(|&(number, _, _)| number);
+    let complete = chunks.len() == usize::from(count)
+        && chunks.iter().enumerate().all(|(i, &(number, total, _))| usize::from(number) == i + 1 && total == count);
+    complete.then(|| chunks.iter().flat_map(|&(_, _, data)| data).copied().collect())
 }
 
 #[cfg(test)]
@@ -417,7 +437,9 @@ mod tests {
     fn a_damaged_jpeg_has_no_orientation_and_no_panic() {
         let whole = with_segments(&crate::test_jpeg::photo(16, 16, 90), &[exif_segment(6)]);
         assert_eq!(jpeg_orientation(&whole), Orientation::Rotate90);
-        for cut in 0..40 {
+        // Cut before its Exif segment ends (at byte 38): none. (Cut anywhere before the scan, the file is
+        // refused for its header anyway.)
+        for cut in 0..38 {
             assert_eq!(jpeg_orientation(&whole[..cut]), Orientation::NoTransforms, "cut at {cut}");
         }
         // A segment length of 0 or 1 (shorter than the length field itself) or running past the end.

@@ -6,13 +6,14 @@ use image::{DynamicImage, metadata::Orientation};
 
 use crate::{
     PipelineError,
+    colour::ToSrgb,
     geometry::ResizePlan,
     ops,
     params::{Border, Crop},
 };
 
 /// One step, with what it needs decided.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Step {
     /// The EXIF orientation, so every later step sees the image as it is meant to be seen.
     Orient(Orientation),
@@ -23,6 +24,10 @@ pub enum Step {
     /// `w`, `h`, `fit`: sharp's geometry, computed from the full-size image the steps before it make (a
     /// JPEG shrunk on load is scaled to the same size).
     Resize(ResizePlan),
+    /// The source's embedded colour profile to sRGB, at the output size where there is a resize (a
+    /// per-pixel mapping, so where it runs changes only its cost) and before any step that mixes or adds
+    /// colours in sRGB terms (`gray`, `border`).
+    ToSrgb(ToSrgb),
     Blur(f32),
     Sharpen,
     Gray,
@@ -39,7 +44,8 @@ impl Step {
             }
             Self::Crop(rect) => ops::crop(&image, rect)?,
             Self::Rotate(degrees) => ops::rotate(image, degrees),
-            Self::Resize(plan) => ops::resize(image, &plan)?,
+            Self::Resize(ref plan) => ops::resize(image, plan)?,
+            Self::ToSrgb(ref conversion) => conversion.apply(image),
             Self::Blur(sigma) => ops::blur(image, sigma),
             Self::Sharpen => ops::sharpen(&image),
             Self::Gray => ops::gray(&image),

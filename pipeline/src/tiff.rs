@@ -52,6 +52,12 @@ pub(crate) fn header(bytes: &[u8], max_pixels: u64) -> Result<(Size, Orientation
     Ok((size, orientation))
 }
 
+/// The first page's ICC profile (tag 34675), if it has one.
+pub(crate) fn icc_profile(bytes: &[u8], max_pixels: u64) -> Option<Vec<u8>> {
+    let (mut decoder, _) = open(bytes, max_pixels).ok()?;
+    decoder.get_tag_u8_vec(Tag::IccProfile).ok()
+}
+
 /// The first page's pixels as stored (its orientation is the render's first step).
 pub(crate) fn decode(bytes: &[u8], max_pixels: u64) -> Result<DynamicImage, PipelineError> {
     let (mut decoder, size) = open(bytes, max_pixels)?;

@@ -44,22 +44,12 @@ const MAX_TIME: Duration = Duration::from_secs(10);
 
 /// Files the pipeline does not yet handle as libvips does, grouped by why: work left.
 const KNOWN_GAPS: &[(&str, &[&str])] = &[
-    (
-        "AVIF colour differs from libvips (its colour description or ICC profile is not applied)",
-        &[
-            "av1-avif/Monochrome.avif",
-            "link-u-avif/plum-blossom-small.profile0.8bpc.yuv420.alpha-limited.monochrome.avif",
-            "link-u-avif/plum-blossom-small.profile2.8bpc.yuv422.alpha-limited.monochrome.avif",
-            "pillow/avif_xmp_tags_orientation.avif",
-        ],
-    ),
     ("GIF with an LZW minimum code size below its palette's", &["image-gif/crashtest_issue-96-small-codesize.gif"]),
     ("GIF frames composited differently from libvips", &["image-rs/gif/anim/border_touching_layers.gif"]),
     (
         "GIF frame outside the logical screen (libvips grows the canvas to hold it)",
         &["image-rs/gif/anim/oob.gif", "image-rs/gif/simple/issue_1455_oversized.gif"],
     ),
-    ("JPEG colour (its ICC profile is not applied)", &["image-rs/jpg/portrait_2.jpg"]),
     (
         "16-bit APNG (the image crate's APNG decoder refuses it)",
         &["image-rs/png/apng/rgba16.png", "pillow/apng_mode_16bit.png"],

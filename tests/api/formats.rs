@@ -79,3 +79,29 @@ async fn formats_only_read_are_not_output_formats() {
         assert!(message.contains("format"), "format={format}: {message}");
     }
 }
+
+/// An iPhone photo's colours are Display P3 (its JPEG and HEIC carry the profile): delivered as sRGB, the
+/// colours that look the same, whatever path the render takes (the planar JPEG → JPEG resize included).
+#[tokio::test]
+async fn a_display_p3_photo_is_delivered_in_srgb() {
+    let app = TestApp::spawn().await;
+    let flat = image::RgbImage::from_pixel(64, 48, image::Rgb([128, 51, 51]));
+    let mut jpeg = Vec::new();
+    image::codecs::jpeg::JpegEncoder::new_with_quality(&mut jpeg, 100).encode_image(&flat).unwrap();
+    let p3 = shutterbox_pipeline::samples::display_p3_profile().unwrap();
+    let tagged = shutterbox_pipeline::samples::with_icc_profile(&jpeg, &p3).unwrap();
+    // (128, 51, 51) in Display P3 is (138.7, 44.2, 48.0) in sRGB (both spaces' published matrices, D65).
+    for (bytes, expected, what) in [(&tagged, [139, 44, 48], "P3"), (&jpeg, [128, 51, 51], "untagged")] {
+        let file = app.upload("photo.jpg", "image/jpeg", bytes).await;
+        let url = file["secureUrl"].as_str().unwrap();
+        // (Without parameters the original is served as stored, profile and all, for the browser to use.)
+        for query in ["w=32&format=png", "w=32&format=jpeg&q=95", "w=32&format=webp&q=95", "rot=180"] {
+            let (status, _, body) = app.fetch(&format!("{url}?{query}")).await;
+            assert_eq!(status, StatusCode::OK, "{what} {query}");
+            let image = image::load_from_memory(&body).unwrap().to_rgb8();
+            let centre = image.get_pixel(image.width() / 2, image.height() / 2).0;
+            let off = centre.iter().zip(expected).map(|(a, b)| a.abs_diff(b)).max().unwrap();
+            assert!(off <= 4, "{what} ?{query}: {centre:?}, expected {expected:?}");
+        }
+    }
+}

@@ -78,11 +78,23 @@ pub enum SampleKind {
     Bmp32,
     Avif,
     AvifAlpha,
+    /// Baseline 4:2:0 with a Display P3 ICC profile, as an iPhone writes its JPEGs: converted to sRGB.
+    JpegDisplayP3,
+    /// HEIC as a phone writes it: HEVC 4:2:0 through libheif's x265 encoder (the `heic` feature). Without a
+    /// profile: libheif-rs 0.19 hands libheif the profile type without the NUL its C API reads up to.
+    #[cfg(feature = "heic")]
+    Heic,
+    /// HEIC with an alpha plane.
+    #[cfg(feature = "heic")]
+    HeicAlpha,
+    /// Lossless JPEG XL (zune-jpegxl's encoder, which needs sides of 2 or more: `min_side`).
+    JpegXl,
+    JpegXlAlpha,
 }
 
 impl SampleKind {
     /// Every kind, each JPEG orientation included.
-    pub const ALL: [SampleKind; 41] = [
+    pub const ALL: &[SampleKind] = &[
         Self::Jpeg420,
         Self::Jpeg422,
         Self::Jpeg440,
@@ -124,6 +136,13 @@ impl SampleKind {
         Self::Bmp32,
         Self::Avif,
         Self::AvifAlpha,
+        Self::JpegDisplayP3,
+        #[cfg(feature = "heic")]
+        Self::Heic,
+        #[cfg(feature = "heic")]
+        Self::HeicAlpha,
+        Self::JpegXl,
+        Self::JpegXlAlpha,
     ];
 
     /// The JPEG chroma subsamplings the planar and general paths branch on.
@@ -140,6 +159,23 @@ impl SampleKind {
         }
     }
 
+    /// The shortest side the kind's encoder writes (zune-jpegxl's is 2).
+    pub fn min_side(self) -> u32 {
+        if matches!(self, Self::JpegXl | Self::JpegXlAlpha) { 2 } else { 1 }
+    }
+
+    /// Whether the kind's encoder writes a `width`×`height` picture: its sides within `min_side` and
+    /// `max_side`, and for HEIC not a long thin one (x265 refuses a side over 4096 px with the other under
+    /// 32: "Invalid image size"; phones write large pictures as grids of 512 px tiles).
+    pub fn encodes(self, width: u32, height: u32) -> bool {
+        let sides = self.min_side()..=self.max_side();
+        #[cfg(feature = "heic")]
+        if matches!(self, Self::Heic | Self::HeicAlpha) && width.max(height) > 4096 && width.min(height) < 32 {
+            return false;
+        }
+        sides.contains(&width) && sides.contains(&height)
+    }
+
     /// Whether the file stores the picture turned (EXIF orientations 5–8): its upright size is then
     /// `height`×`width`.
     pub fn swaps_sides(self) -> bool {
@@ -148,9 +184,9 @@ impl SampleKind {
 }
 
 /// A `width`×`height` image of `kind`, its content drawn from `seed`. Fails only when the kind's encoder
-/// refuses the size (a side of 0 or over `kind.max_side()`).
+/// refuses the size (`kind.encodes`).
 pub fn sample(kind: SampleKind, width: u32, height: u32, seed: u64) -> Result<Vec<u8>, String> {
-    if width == 0 || height == 0 || width > kind.max_side() || height > kind.max_side() {
+    if !kind.encodes(width, height) {
         return Err(format!("{kind:?} cannot be {width}x{height}"));
     }
     let rgba = picture(width, height, seed);
@@ -198,6 +234,14 @@ pub fn sample(kind: SampleKind, width: u32, height: u32, seed: u64) -> Result<Ve
             crate::avif::encode(&DynamicImage::ImageRgb8(rgb), 70).map_err(|e| fail(&e))
         }
         K::AvifAlpha => crate::avif::encode(&DynamicImage::ImageRgba8(rgba), 70).map_err(|e| fail(&e)),
+        K::JpegDisplayP3 => turbo_jpeg(&rgba, Subsamp::Sub2x2, |_| Ok(()))
+            .and_then(|jpeg| with_icc_profile(&jpeg, &display_p3_profile()?)),
+        #[cfg(feature = "heic")]
+        K::Heic => heic(&rgba, false),
+        #[cfg(feature = "heic")]
+        K::HeicAlpha => heic(&rgba, true),
+        K::JpegXl => jpeg_xl(&DynamicImage::ImageRgba8(rgba).to_rgb8().into_raw(), width, height, false),
+        K::JpegXlAlpha => jpeg_xl(rgba.as_raw(), width, height, true),
     }
     .map_err(|e| fail(&e))
 }
@@ -556,6 +600,65 @@ pub fn with_exif_orientation(jpeg: &[u8], orientation: u8) -> Vec<u8> {
     let payload = [b"Exif\0\0".as_slice(), &tiff].concat();
     let length = (payload.len() + 2) as u16;
     [&jpeg[..2], &[0xFF, 0xE1], &length.to_be_bytes(), &payload, &jpeg[2..]].concat()
+}
+
+/// The Display P3 ICC profile, as moxcms writes it.
+pub fn display_p3_profile() -> Result<Vec<u8>, String> {
+    moxcms::ColorProfile::new_display_p3().encode().map_err(|e| format!("{e:?}"))
+}
+
+/// `jpeg` with `icc` in `ICC_PROFILE` APP2 segments right after SOI (one chunk per 65,519 bytes).
+pub fn with_icc_profile(jpeg: &[u8], icc: &[u8]) -> Result<Vec<u8>, String> {
+    const CHUNK: usize = 65_519;
+    let chunks: Vec<&[u8]> = icc.chunks(CHUNK).collect();
+    let count = u8::try_from(chunks.len()).map_err(|_| "the profile is too long for a JPEG")?;
+    let mut out = jpeg.get(..2).ok_or("not a JPEG")?.to_vec();
+    for (i, chunk) in chunks.iter().enumerate() {
+        let length = (2 + 12 + 2 + chunk.len()) as u16;
+        out.extend_from_slice(&[0xFF, 0xE2]);
+        out.extend_from_slice(&length.to_be_bytes());
+        out.extend_from_slice(b"ICC_PROFILE\0");
+        out.extend_from_slice(&[i as u8 + 1, count]);
+        out.extend_from_slice(chunk);
+    }
+    out.extend_from_slice(&jpeg[2..]);
+    Ok(out)
+}
+
+/// HEIC through libheif's HEVC encoder (x265), 8-bit 4:2:0.
+#[cfg(feature = "heic")]
+fn heic(rgba: &RgbaImage, alpha: bool) -> Result<Vec<u8>, String> {
+    use libheif_rs::{Channel, ColorSpace, CompressionFormat, EncoderQuality, HeifContext, Image, LibHeif, RgbChroma};
+    let text = |e: libheif_rs::HeifError| e.to_string();
+    let (width, height) = rgba.dimensions();
+    let channels = if alpha { 4 } else { 3 };
+    let chroma = if alpha { RgbChroma::Rgba } else { RgbChroma::Rgb };
+    let mut image = Image::new(width, height, ColorSpace::Rgb(chroma)).map_err(text)?;
+    image.create_plane(Channel::Interleaved, width, height, 8).map_err(text)?;
+    let planes = image.planes_mut();
+    let plane = planes.interleaved.ok_or("libheif made no interleaved plane")?;
+    for (y, row) in rgba.rows().enumerate() {
+        for (x, pixel) in row.enumerate() {
+            let at = y * plane.stride + x * channels;
+            plane.data[at..at + channels].copy_from_slice(&pixel.0[..channels]);
+        }
+    }
+    let library = LibHeif::new();
+    let mut encoder = library.encoder_for_format(CompressionFormat::Hevc).map_err(text)?;
+    encoder.set_quality(EncoderQuality::Lossy(80)).map_err(text)?;
+    let mut context = HeifContext::new().map_err(text)?;
+    context.encode_image(&image, &mut encoder, None).map_err(text)?;
+    context.write_to_bytes().map_err(text)
+}
+
+/// Lossless JPEG XL of 8-bit RGB or RGBA `pixels` (zune-jpegxl).
+fn jpeg_xl(pixels: &[u8], width: u32, height: u32, alpha: bool) -> Result<Vec<u8>, String> {
+    use zune_core::{bit_depth::BitDepth, colorspace::ColorSpace, options::EncoderOptions};
+    let colour = if alpha { ColorSpace::RGBA } else { ColorSpace::RGB };
+    let options = EncoderOptions::new(width as usize, height as usize, colour, BitDepth::Eight);
+    let mut out = Vec::new();
+    zune_jpegxl::JxlSimpleEncoder::new(pixels, options).encode(&mut out).map_err(|e| format!("{e:?}"))?;
+    Ok(out)
 }
 
 fn png(kind: SampleKind, rgba: &RgbaImage) -> Result<Vec<u8>, String> {

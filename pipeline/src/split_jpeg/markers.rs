@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 use super::huffman::{AcTable, DcTable, Huffman};
+use crate::jpeg_markers::{Segment, segments};
 
 /// One component of the frame, with the tables its scan uses.
 #[derive(Debug, Clone)]
@@ -44,23 +45,7 @@ impl<'a> Frame<'a> {
         let mut ac: [Option<Arc<AcTable>>; 4] = Default::default();
         // (id, quant table) of Y, Cb, Cr, once the frame header is read.
         let mut frame: Option<FrameHeader> = None;
-        let mut at = 2;
-        loop {
-            // A marker: 0xFF, any number of fill 0xFFs, the code.
-            if *source.get(at)? != 0xFF {
-                return None;
-            }
-            while *source.get(at)? == 0xFF {
-                at += 1;
-            }
-            let code = *source.get(at)?;
-            at += 1;
-            if matches!(code, 0x01 | 0xD0..=0xD7) {
-                continue;
-            }
-            let length = usize::from(u16::from_be_bytes([*source.get(at)?, *source.get(at + 1)?]));
-            let segment = source.get(at + 2..at.checked_add(length)?)?;
-            at += length;
+        for Segment { marker: code, payload: segment, end } in segments(source) {
             match code {
                 0xC0 | 0xC1 => {
                     let &[8, h1, h0, w1, w0, 3, ref components @ ..] = segment else { return None };
@@ -133,11 +118,12 @@ impl<'a> Frame<'a> {
                         })
                     };
                     let components = [component(0, c0, t0)?, component(1, c1, t1)?, component(2, c2, t2)?];
-                    return Some(Self { width, height, components, entropy: &source[at..] });
+                    return Some(Self { width, height, components, entropy: source.get(end..)? });
                 }
-                0xD9 => return None,
                 _ => {}
             }
         }
+        // The headers ended (EOI, damage) before a scan.
+        None
     }
 }
