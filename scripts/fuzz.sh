@@ -41,7 +41,7 @@ build=(--release --sanitizer "$sanitizer")
 
 if ! cargo fuzz --version >/dev/null 2>&1; then
   echo "== installing cargo-fuzz" >&2
-  cargo install cargo-fuzz --locked --version "${CARGO_FUZZ_VERSION:-0.13.2}" >&2
+  env -u RUSTC_WORKSPACE_WRAPPER -u CLIPPY_ARGS cargo install cargo-fuzz --locked --version "${CARGO_FUZZ_VERSION:-0.13.2}" >&2
 fi
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/shutterbox-fuzz.XXXXXX")

@@ -48,7 +48,8 @@ if [ -z "$bin" ] && [ -x "$cargo_bin" ]; then
 fi
 if [ -z "$bin" ]; then
     echo "start-s3: s3s-fs is not installed; installing it (cargo install, about 2.5 minutes)" >&2
-    cargo install s3s-fs --version 0.14.1 --features binary --locked >&2
+    # A tool, not the workspace: built without a workspace rustc wrapper CI may have set (clippy).
+    env -u RUSTC_WORKSPACE_WRAPPER -u CLIPPY_ARGS cargo install s3s-fs --version 0.14.1 --features binary --locked >&2
     bin=$cargo_bin
 fi
 

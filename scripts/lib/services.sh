@@ -44,7 +44,8 @@ find_oha() {
       oha_bin=$(command -v oha)
     else
       echo "== cargo install oha --locked --root $tools (a few minutes, once)" >&2
-      cargo install oha --locked --root "$tools" --target-dir "$tools/build" >&2
+      # A tool, not the workspace: built without a workspace rustc wrapper CI may have set (clippy).
+      env -u RUSTC_WORKSPACE_WRAPPER -u CLIPPY_ARGS cargo install oha --locked --root "$tools" --target-dir "$tools/build" >&2
       rm -rf "$tools/build"
       oha_bin=$tools/bin/oha
     fi
