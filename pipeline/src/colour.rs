@@ -56,38 +56,19 @@ impl ToSrgb {
     /// `image` in sRGB: an RGB(A) picture through an RGB profile, a grey one through a grey profile, 8-,
     /// 16-bit or float; any other pairing (a grey picture with an RGB profile) is left as it is.
     pub(crate) fn apply(&self, image: DynamicImage) -> DynamicImage {
-        let conversion = &self.0;
+        let conversion = &*self.0;
+        use DynamicImage as D;
         match (image, conversion.grey) {
-            (DynamicImage::ImageRgb8(buffer), false) => {
-                DynamicImage::ImageRgb8(convert(buffer, |layout| conversion.executor_8(layout), Layout::Rgb))
-            }
-            (DynamicImage::ImageRgba8(buffer), false) => {
-                DynamicImage::ImageRgba8(convert(buffer, |layout| conversion.executor_8(layout), Layout::Rgba))
-            }
-            (DynamicImage::ImageRgb16(buffer), false) => {
-                DynamicImage::ImageRgb16(convert(buffer, |layout| conversion.executor_16(layout), Layout::Rgb))
-            }
-            (DynamicImage::ImageRgba16(buffer), false) => {
-                DynamicImage::ImageRgba16(convert(buffer, |layout| conversion.executor_16(layout), Layout::Rgba))
-            }
-            (DynamicImage::ImageRgb32F(buffer), false) => {
-                DynamicImage::ImageRgb32F(convert(buffer, |layout| conversion.executor_f32(layout), Layout::Rgb))
-            }
-            (DynamicImage::ImageRgba32F(buffer), false) => {
-                DynamicImage::ImageRgba32F(convert(buffer, |layout| conversion.executor_f32(layout), Layout::Rgba))
-            }
-            (DynamicImage::ImageLuma8(buffer), true) => {
-                DynamicImage::ImageLuma8(convert(buffer, |layout| conversion.executor_8(layout), Layout::Gray))
-            }
-            (DynamicImage::ImageLumaA8(buffer), true) => {
-                DynamicImage::ImageLumaA8(convert(buffer, |layout| conversion.executor_8(layout), Layout::GrayAlpha))
-            }
-            (DynamicImage::ImageLuma16(buffer), true) => {
-                DynamicImage::ImageLuma16(convert(buffer, |layout| conversion.executor_16(layout), Layout::Gray))
-            }
-            (DynamicImage::ImageLumaA16(buffer), true) => {
-                DynamicImage::ImageLumaA16(convert(buffer, |layout| conversion.executor_16(layout), Layout::GrayAlpha))
-            }
+            (D::ImageRgb8(buffer), false) => D::ImageRgb8(convert(conversion, buffer, Layout::Rgb)),
+            (D::ImageRgba8(buffer), false) => D::ImageRgba8(convert(conversion, buffer, Layout::Rgba)),
+            (D::ImageRgb16(buffer), false) => D::ImageRgb16(convert(conversion, buffer, Layout::Rgb)),
+            (D::ImageRgba16(buffer), false) => D::ImageRgba16(convert(conversion, buffer, Layout::Rgba)),
+            (D::ImageRgb32F(buffer), false) => D::ImageRgb32F(convert(conversion, buffer, Layout::Rgb)),
+            (D::ImageRgba32F(buffer), false) => D::ImageRgba32F(convert(conversion, buffer, Layout::Rgba)),
+            (D::ImageLuma8(buffer), true) => D::ImageLuma8(convert(conversion, buffer, Layout::Gray)),
+            (D::ImageLumaA8(buffer), true) => D::ImageLumaA8(convert(conversion, buffer, Layout::GrayAlpha)),
+            (D::ImageLuma16(buffer), true) => D::ImageLuma16(convert(conversion, buffer, Layout::Gray)),
+            (D::ImageLumaA16(buffer), true) => D::ImageLumaA16(convert(conversion, buffer, Layout::GrayAlpha)),
             (image, _) => image,
         }
     }
@@ -137,17 +118,36 @@ impl Conversion {
     }
 }
 
-/// `buffer` through the executor `make` gives for `layout`; unchanged when there is none or it fails.
-fn convert<P, T>(
-    buffer: ImageBuffer<P, Vec<T>>,
-    make: impl FnOnce(Layout) -> Option<Executor<T>>,
-    layout: Layout,
-) -> ImageBuffer<P, Vec<T>>
+/// A sample type moxcms converts: its executor for a layout.
+trait Sample: Copy + Default {
+    fn executor(conversion: &Conversion, layout: Layout) -> Option<Executor<Self>>;
+}
+
+impl Sample for u8 {
+    fn executor(conversion: &Conversion, layout: Layout) -> Option<Executor<Self>> {
+        conversion.executor_8(layout)
+    }
+}
+
+impl Sample for u16 {
+    fn executor(conversion: &Conversion, layout: Layout) -> Option<Executor<Self>> {
+        conversion.executor_16(layout)
+    }
+}
+
+impl Sample for f32 {
+    fn executor(conversion: &Conversion, layout: Layout) -> Option<Executor<Self>> {
+        conversion.executor_f32(layout)
+    }
+}
+
+/// `buffer` through `conversion` as `layout`; unchanged when there is no executor for it or it fails.
+fn convert<P, T>(conversion: &Conversion, buffer: ImageBuffer<P, Vec<T>>, layout: Layout) -> ImageBuffer<P, Vec<T>>
 where
     P: Pixel<Subpixel = T>,
-    T: Copy + Default,
+    T: Sample,
 {
-    let Some(executor) = make(layout) else { return buffer };
+    let Some(executor) = T::executor(conversion, layout) else { return buffer };
     let (width, height) = buffer.dimensions();
     let mut converted = vec![T::default(); buffer.as_raw().len()];
     if executor.transform(buffer.as_raw(), &mut converted).is_err() {
