@@ -12,8 +12,8 @@
 #    Release mode with overflow checks (`-O`, RUSTFLAGS=-Coverflow-checks), not cargo-fuzz's default of debug
 #    assertions: avif-parse `debug_assert`s on a malformed box before returning the error, which every
 #    profile of ours turns off (the root Cargo.toml), so with them on the first damaged AVIF stops the run.
-#    The first build compiles those C libraries again, but for libaom when the test build has one to link
-#    (below); later ones reuse fuzz/target/.
+#    The first build compiles those C libraries again, but for libaom and libjpeg-turbo when the test build
+#    has them to link (below); later ones reuse fuzz/target/.
 # 3. Runs each target for FUZZ_SECONDS on a copy of its checked-in corpus (fuzz/corpus/<target>), so a
 #    run never changes the repository, with one libFuzzer process (-rss_limit_mb=2048 -timeout=10); as many
 #    targets at once as there are cores (FUZZ_JOBS).
@@ -49,16 +49,31 @@ trap 'rm -rf "$work"' EXIT
 # Artifacts newer than this are this run's.
 touch "$work/started"
 
-# libaom, the largest of the C libraries, is built once per CI run: the test build's copy (optimised like a
-# release build, scripts/build-tools/cmake) is linked here too when there is one, through libaom-sys's own
-# switch for a prebuilt library. It is not instrumented either way (see 2.).
-for out in $(ls -td "${CARGO_TARGET_DIR:-$PWD/target}"/debug/build/libaom-sys-*/out 2>/dev/null); do
-  if [[ -f $out/lib/libaom.a ]] && grep -q '^CMAKE_BUILD_TYPE:STRING=Release$' "$out/build/CMakeCache.txt" 2>/dev/null; then
-    export LIB_AOM_STATIC_LIB_PATH=$out/lib LIB_AOM_INCLUDE_PATH=$out/include LIB_AOM_PKG_CONFIG_PATH=$out/lib/pkgconfig
-    echo "== linking the test build's libaom ($out)" >&2
-    break
-  fi
-done
+# The C libraries built with cmake (libaom, the largest, and libjpeg-turbo) are built once per CI run: the
+# test build's copies (optimised like a release build, scripts/build-tools/cmake) are linked here too when
+# there are some, through each -sys crate's own switch for a prebuilt library. They are not instrumented
+# either way (see 2.).
+test_build=${CARGO_TARGET_DIR:-$PWD/target}/debug/build
+# The newest out/ directory of a -sys crate's build script that holds `library`, built as a cmake Release.
+release_out() {
+  local out
+  for out in $(ls -td "$test_build"/"$1"-*/out 2>/dev/null); do
+    if [[ -f $out/lib/$2 ]] && grep -q '^CMAKE_BUILD_TYPE:STRING=Release$' "$out/build/CMakeCache.txt" 2>/dev/null; then
+      echo "$out"
+      return
+    fi
+  done
+}
+out=$(release_out libaom-sys libaom.a)
+if [[ -n $out ]]; then
+  export LIB_AOM_STATIC_LIB_PATH=$out/lib LIB_AOM_INCLUDE_PATH=$out/include LIB_AOM_PKG_CONFIG_PATH=$out/lib/pkgconfig
+  echo "== linking the test build's libaom ($out)" >&2
+fi
+out=$(release_out turbojpeg-sys libturbojpeg.a)
+if [[ -n $out ]]; then
+  export TURBOJPEG_SOURCE=explicit TURBOJPEG_STATIC=1 TURBOJPEG_LIB_DIR=$out/lib TURBOJPEG_INCLUDE_DIR=$out/include
+  echo "== linking the test build's libjpeg-turbo ($out)" >&2
+fi
 
 echo "== cargo fuzz build ${build[*]}" >&2
 # All targets in one cargo build (they share every dependency); `cargo fuzz run` below then finds them built.
