@@ -38,14 +38,12 @@ pub(crate) fn count_gif(bytes: &[u8], limit: u64) -> Result<u64, PipelineError> 
     Ok(frames)
 }
 
-/// The size of a GIF's canvas, as browsers and libvips take it: its logical screen, or where that has a side
-/// of zero (written by some encoders), the extent of its first image. None for a file without a header.
+/// The size of a GIF's canvas, as libvips (libnsgif) takes it: its logical screen, grown to hold its first
+/// image where that reaches past it (a screen with a side of zero, written by some encoders, is the first
+/// image's extent); later images are clipped to it. None for a file without a header.
 pub(crate) fn gif_canvas_size(bytes: &[u8]) -> Option<(u16, u16)> {
     let screen =
         (u16::from_le_bytes([*bytes.get(6)?, *bytes.get(7)?]), u16::from_le_bytes([*bytes.get(8)?, *bytes.get(9)?]));
-    if screen.0 > 0 && screen.1 > 0 {
-        return Some(screen);
-    }
     let mut at = 13 + color_table_len(*bytes.get(10)?);
     while let Some(&block) = bytes.get(at) {
         match block {
@@ -54,10 +52,7 @@ pub(crate) fn gif_canvas_size(bytes: &[u8]) -> Option<(u16, u16)> {
                 let field = |i: usize| Some(u16::from_le_bytes([*bytes.get(at + i)?, *bytes.get(at + i + 1)?]));
                 let right = field(1)?.saturating_add(field(5)?);
                 let bottom = field(3)?.saturating_add(field(7)?);
-                return Some((
-                    if screen.0 > 0 { screen.0 } else { right },
-                    if screen.1 > 0 { screen.1 } else { bottom },
-                ));
+                return Some((screen.0.max(right), screen.1.max(bottom)));
             }
             _ => break,
         }
@@ -84,14 +79,30 @@ pub(crate) fn count_webp(bytes: &[u8], limit: u64) -> u64 {
 }
 
 /// APNG frames: the `fcTL` chunks present, whatever `acTL` declares (a count that disagrees with the
-/// chunks is a damaged file, which browsers play with the frames it has); 0 for a PNG without them. PNG
-/// chunks are a big-endian length, a type, the data and a CRC, after the 8-byte signature.
+/// chunks is a damaged file, which browsers play with the frames it has); 0 for a PNG without them, and for
+/// an APNG that is shown as its default image: one whose `fcTL`/`fdAT` sequence numbers do not run 0, 1, 2…
+/// (browsers then drop the animation, and libvips always shows the default image), or of 16-bit samples,
+/// which the `image` crate's APNG decoder refuses. PNG chunks are a big-endian length, a type, the data and
+/// a CRC, after the 8-byte signature.
 pub(crate) fn count_apng(bytes: &[u8], limit: u64) -> u64 {
-    let (mut at, mut controls) = (8, 0);
+    // IHDR comes first: its bit depth is the 9th byte of its data.
+    if bytes.get(12..16) == Some(b"IHDR") && bytes.get(24) == Some(&16) {
+        return 0;
+    }
+    let (mut at, mut controls, mut sequence) = (8, 0, 0u32);
     while let Some(header) = bytes.get(at..at + 8) {
         let len = u32::from_be_bytes([header[0], header[1], header[2], header[3]]) as usize;
         match &header[4..8] {
-            b"fcTL" => controls += 1,
+            kind @ (b"fcTL" | b"fdAT") => {
+                let number = bytes.get(at + 8..at + 12).map(|n| u32::from_be_bytes([n[0], n[1], n[2], n[3]]));
+                if number != Some(sequence) {
+                    return 0;
+                }
+                sequence = sequence.wrapping_add(1);
+                if kind == b"fcTL" {
+                    controls += 1;
+                }
+            }
             b"IEND" => break,
             _ => {}
         }
@@ -179,12 +190,17 @@ mod tests {
     }
 
     #[test]
-    fn a_canvas_without_a_side_takes_its_first_images() {
+    fn the_canvas_grows_to_hold_the_first_image() {
         // Screen 0×0, no colour table; an image at (2, 3) of 4×5.
         let gif = b"GIF89a\x00\x00\x00\x00\x00\x00\x00\x2C\x02\x00\x03\x00\x04\x00\x05\x00\x00\x02\x00\x3B";
         assert_eq!(gif_canvas_size(gif), Some((6, 8)));
         assert_eq!(gif_canvas_size(&gif_of(2)), Some((gif_of(2)[6].into(), gif_of(2)[8].into())));
         assert_eq!(gif_canvas_size(b"GIF89a\x01"), None);
+        // Screen 4×4; a first image at (2, 3) of 4×5 grows it to 6×8 (libnsgif), a later one does not.
+        let grown = b"GIF89a\x04\x00\x04\x00\x00\x00\x00\x2C\x02\x00\x03\x00\x04\x00\x05\x00\x00\x02\x00\x3B";
+        assert_eq!(gif_canvas_size(grown), Some((6, 8)));
+        let inside = b"GIF89a\x09\x00\x09\x00\x00\x00\x00\x2C\x02\x00\x03\x00\x04\x00\x05\x00\x00\x02\x00\x3B";
+        assert_eq!(gif_canvas_size(inside), Some((9, 9)));
     }
 
     /// An animated WebP of `frames` 4×4 frames of different colours, from libwebp's animation encoder.
@@ -199,8 +215,13 @@ mod tests {
     }
 
     /// A PNG skeleton (CRCs left zero: counting does not read them) with `acTL` declaring `declared`
-    /// frames and `controls` `fcTL` chunks.
+    /// frames and `controls` `fcTL` chunks, each followed by an `fdAT`, numbered in sequence.
     fn apng_of(declared: u32, controls: usize) -> Vec<u8> {
+        apng_numbered(declared, 8, &(0..2 * controls as u32).collect::<Vec<_>>())
+    }
+
+    /// The same skeleton with `bits`-bit samples, its `fcTL`/`fdAT` pairs carrying `numbers`.
+    fn apng_numbered(declared: u32, bits: u8, numbers: &[u32]) -> Vec<u8> {
         let chunk = |kind: &[u8; 4], data: &[u8]| {
             let mut c = u32::try_from(data.len()).unwrap().to_be_bytes().to_vec();
             c.extend_from_slice(kind);
@@ -209,11 +230,13 @@ mod tests {
             c
         };
         let mut png = b"\x89PNG\r\n\x1a\n".to_vec();
-        png.extend(chunk(b"IHDR", &[0, 0, 0, 1, 0, 0, 0, 1, 8, 0, 0, 0, 0]));
+        png.extend(chunk(b"IHDR", &[0, 0, 0, 1, 0, 0, 0, 1, bits, 0, 0, 0, 0]));
         png.extend(chunk(b"acTL", &[declared.to_be_bytes(), [0; 4]].concat()));
-        for _ in 0..controls {
-            png.extend(chunk(b"fcTL", &[0; 26]));
-            png.extend(chunk(b"fdAT", &[0; 8]));
+        for pair in numbers.chunks(2) {
+            png.extend(chunk(b"fcTL", &[&pair[0].to_be_bytes()[..], &[0; 22]].concat()));
+            if let Some(data) = pair.get(1) {
+                png.extend(chunk(b"fdAT", &[data.to_be_bytes(), [0; 4]].concat()));
+            }
         }
         png.extend(chunk(b"IEND", &[]));
         png
@@ -249,6 +272,17 @@ mod tests {
         // Still images count one, and so do containers with no animation in them.
         assert_eq!(count(b"", SourceFormat::Jpeg, 100).unwrap(), 1);
         assert_eq!(count(&apng_of(0, 0), SourceFormat::Png, 100).unwrap(), 1);
+    }
+
+    #[test]
+    fn an_apng_shown_as_its_default_image_counts_one() {
+        assert_eq!(count(&apng_numbered(2, 8, &[0, 1, 2, 3]), SourceFormat::Png, 100).unwrap(), 2);
+        // Sequence numbers not starting at 0, repeated, or out of order: browsers drop the animation.
+        for numbers in [&[1, 2, 3, 4][..], &[0, 0, 1, 2], &[0, 2, 1, 3], &[0, 1, 3, 2]] {
+            assert_eq!(count(&apng_numbered(2, 8, numbers), SourceFormat::Png, 100).unwrap(), 1, "{numbers:?}");
+        }
+        // 16-bit samples: the animation decoder refuses them, so the default image is shown.
+        assert_eq!(count(&apng_numbered(2, 16, &[0, 1, 2, 3]), SourceFormat::Png, 100).unwrap(), 1);
     }
 
     #[test]

@@ -46,14 +46,6 @@ const MAX_TIME: Duration = Duration::from_secs(10);
 const KNOWN_GAPS: &[(&str, &[&str])] = &[
     ("GIF with an LZW minimum code size below its palette's", &["image-gif/crashtest_issue-96-small-codesize.gif"]),
     ("GIF frames composited differently from libvips", &["image-rs/gif/anim/border_touching_layers.gif"]),
-    (
-        "GIF frame outside the logical screen (libvips grows the canvas to hold it)",
-        &["image-rs/gif/anim/oob.gif", "image-rs/gif/simple/issue_1455_oversized.gif"],
-    ),
-    (
-        "16-bit APNG (the image crate's APNG decoder refuses it)",
-        &["image-rs/png/apng/rgba16.png", "pillow/apng_mode_16bit.png"],
-    ),
     ("TIFF: a 65,537-row G4 page past the tiff crate's limits", &["image-tiff/big_g4.tif"]),
     ("TIFF samples converted differently from libvips", &["image-tiff/cmyk-3c-32b-float.tiff"]),
     ("TIFF: sample layout the tiff crate refuses", &["image-tiff/extra_bits_rgb_8b.tiff"]),
@@ -79,10 +71,6 @@ const KNOWN_GAPS: &[(&str, &[&str])] = &[
     (
         "WebP with a palette index past its palette (libwebp draws it otherwise)",
         &["libwebp-test-data/bad_palette_index.webp"],
-    ),
-    (
-        "APNG chunks out of sequence (libvips reads the default image only)",
-        &["pillow/apng_chunk_repeat_fctl.png", "pillow/apng_sequence_fdat_fctl.png", "pillow/apng_sequence_start.png"],
     ),
 ];
 
