@@ -70,6 +70,11 @@ pub(crate) fn decode(bytes: &[u8], max_pixels: u64) -> Result<DynamicImage, Pipe
         .map_or(samples_of(color), |n| n.max(samples_of(color)));
     let samples = usize::from(samples);
     let ycbcr = matches!(color, ColorType::YCbCr(_)).then(|| YCbCr::of(&mut decoder));
+    if let Some(ycbcr) = ycbcr
+        && let Some(image) = subsampled_ycbcr(&mut decoder, bytes, size, ycbcr)?
+    {
+        return Ok(image);
+    }
     // ExtraSamples 1: the colour samples are premultiplied by the alpha, which libvips undoes.
     let premultiplied =
         decoder.find_tag_unsigned_vec::<u16>(Tag::ExtraSamples).ok().flatten().is_some_and(|v| v.first() == Some(&1));
@@ -196,6 +201,135 @@ impl YCbCr {
             *out = value.round().clamp(0.0, 255.0) as u8;
         }
     }
+}
+
+/// A YCbCr page whose chroma is subsampled (`YCbCrSubSampling` other than 1×1), stored in strips without
+/// JPEG compression: the tiff crate refuses it (JPEG-compressed ones it reads, the JPEG decoder upsampling
+/// them). Each strip holds data units of h×v luma samples followed by one Cb and one Cr (TIFF 6.0, section
+/// 21); the chroma is replicated over its unit, as libtiff's RGBA reader (through which libvips reads these)
+/// does. None when the page is not of this kind; an error for a layout of it not read here (tiles, planes,
+/// a predictor, other compressions).
+fn subsampled_ycbcr(
+    decoder: &mut PageDecoder<'_>,
+    bytes: &[u8],
+    size: Size,
+    ycbcr: YCbCr,
+) -> Result<Option<DynamicImage>, PipelineError> {
+    let unsupported = |what: String| PipelineError::Decode(format!("subsampled YCbCr TIFF {what} is not supported"));
+    // The tag's default is 2×2.
+    let (h, v) = match decoder.find_tag_unsigned_vec::<u16>(Tag::ChromaSubsampling).ok().flatten().as_deref() {
+        Some(&[h, v]) => (h, v),
+        _ => (2, 2),
+    };
+    let compression = decoder.find_tag_unsigned::<u16>(Tag::Compression).ok().flatten().unwrap_or(1);
+    if (h, v) == (1, 1) || compression == 7 {
+        return Ok(None);
+    }
+    if ![1, 2, 4].contains(&h) || ![1, 2, 4].contains(&v) {
+        return Err(PipelineError::Decode(format!("YCbCr subsampling {h}x{v} is not one TIFF defines")));
+    }
+    let tag = |decoder: &mut PageDecoder<'_>, tag| decoder.find_tag_unsigned::<u32>(tag).ok().flatten();
+    if tag(decoder, Tag::PlanarConfiguration).is_some_and(|p| p != 1) {
+        return Err(unsupported("in planes".into()));
+    }
+    if tag(decoder, Tag::Predictor).is_some_and(|p| p != 1) {
+        return Err(unsupported("with a predictor".into()));
+    }
+    if tag(decoder, Tag::TileWidth).is_some() {
+        return Err(unsupported("in tiles".into()));
+    }
+    if decoder
+        .find_tag_unsigned_vec::<u16>(Tag::BitsPerSample)
+        .ok()
+        .flatten()
+        .is_some_and(|b| b.iter().any(|&b| b != 8))
+    {
+        return Err(unsupported("of other than 8-bit samples".into()));
+    }
+    let offsets = decoder.get_tag_u64_vec(Tag::StripOffsets).map_err(PipelineError::decode)?;
+    let counts = decoder.get_tag_u64_vec(Tag::StripByteCounts).map_err(PipelineError::decode)?;
+    let (width, height) = (size.width as usize, size.height as usize);
+    let rows_per_strip = tag(decoder, Tag::RowsPerStrip).map_or(height, |r| (r as usize).clamp(1, height.max(1)));
+    let (h, v) = (usize::from(h), usize::from(v));
+    let unit_len = h * v + 2;
+    let units_across = width.div_ceil(h);
+
+    let mut pixels = vec![0u8; width * height * 3];
+    let mut strip = Vec::new();
+    for (index, top) in (0..height).step_by(rows_per_strip).enumerate() {
+        let rows = rows_per_strip.min(height - top);
+        let expected = units_across * rows.div_ceil(v) * unit_len;
+        let (Some(&offset), Some(&count)) = (offsets.get(index), counts.get(index)) else {
+            return Err(PipelineError::Decode("the TIFF page has fewer strips than rows".into()));
+        };
+        let data = usize::try_from(offset)
+            .ok()
+            .zip(usize::try_from(count).ok())
+            .and_then(|(offset, count)| bytes.get(offset..offset.checked_add(count)?))
+            .ok_or_else(|| PipelineError::Decode("a TIFF strip lies past the end of the file".into()))?;
+        strip.clear();
+        strip.resize(expected, 0);
+        decompress(data, compression, &mut strip)?;
+        for (u, unit) in strip.chunks_exact(unit_len).enumerate() {
+            let (left, unit_top) = ((u % units_across) * h, top + (u / units_across) * v);
+            let (cb, cr) = (unit[h * v], unit[h * v + 1]);
+            for (j, row) in unit[..h * v].chunks_exact(h).enumerate() {
+                let y = unit_top + j;
+                if y >= top + rows {
+                    break;
+                }
+                for (i, &luma) in row.iter().enumerate().take(width.saturating_sub(left)) {
+                    let at = (y * width + left + i) * 3;
+                    let px = &mut pixels[at..at + 3];
+                    px.copy_from_slice(&[luma, cb, cr]);
+                    ycbcr.to_rgb(px);
+                }
+            }
+        }
+    }
+    let image = RgbImage::from_raw(size.width, size.height, pixels)
+        .ok_or_else(|| PipelineError::Decode("the TIFF page's size overflows".into()))?;
+    Ok(Some(DynamicImage::ImageRgb8(image)))
+}
+
+/// A strip's data decompressed into `out` (its expected size; a strip that decompresses short leaves the
+/// rest zero, as libtiff does).
+fn decompress(data: &[u8], compression: u16, out: &mut [u8]) -> Result<(), PipelineError> {
+    match compression {
+        1 => {
+            let n = data.len().min(out.len());
+            out[..n].copy_from_slice(&data[..n]);
+        }
+        5 => {
+            let mut lzw = weezl::decode::Decoder::with_tiff_size_switch(weezl::BitOrder::Msb, 8);
+            let (mut read, mut written) = (0, 0);
+            while written < out.len() {
+                let step = lzw.decode_bytes(&data[read..], &mut out[written..]);
+                read += step.consumed_in;
+                written += step.consumed_out;
+                match step.status {
+                    Ok(weezl::LzwStatus::Ok) if step.consumed_in + step.consumed_out > 0 => {}
+                    _ => break,
+                }
+            }
+        }
+        8 | 32946 => {
+            // A strip that inflates past its expected size is cut there; one that is damaged, refused.
+            let mut inflater = libdeflater::Decompressor::new();
+            match inflater.zlib_decompress(data, out) {
+                Ok(_) | Err(libdeflater::DecompressionError::InsufficientSpace) => {}
+                Err(error) => {
+                    return Err(PipelineError::Decode(format!("a damaged Deflate strip in a TIFF ({error})")));
+                }
+            }
+        }
+        other => {
+            return Err(PipelineError::Decode(format!(
+                "subsampled YCbCr TIFF with compression {other} is not supported"
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// A tag's number, rational or not.
@@ -422,4 +556,67 @@ fn wide(w: u32, h: u32, channels: usize, samples: Vec<u32>) -> Option<DynamicIma
 /// Linear light (0–1) encoded with the sRGB curve (0–1).
 fn srgb_encoded(value: f32) -> f32 {
     if value <= 0.003_130_8 { value * 12.92 } else { 1.055 * value.powf(1.0 / 2.4) - 0.055 }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A 4×2 YCbCr TIFF subsampled 2×2, uncompressed, in one strip: two data units of four luma samples,
+    /// then Cb and Cr each. Little-endian, tags in order, `BitsPerSample`'s three values after the IFD.
+    fn subsampled(units: [[u8; 6]; 2]) -> Vec<u8> {
+        let entry = |tag: u16, kind: u16, count: u32, value: u32| {
+            [&tag.to_le_bytes()[..], &kind.to_le_bytes(), &count.to_le_bytes(), &value.to_le_bytes()].concat()
+        };
+        let (short, long) = (3, 4);
+        let entries = [
+            entry(256, short, 1, 4),
+            entry(257, short, 1, 2),
+            entry(258, short, 3, 134),
+            entry(259, short, 1, 1),
+            entry(262, short, 1, 6),
+            entry(273, long, 1, 140),
+            entry(277, short, 1, 3),
+            entry(278, short, 1, 2),
+            entry(279, long, 1, 12),
+            entry(530, short, 2, 2 | (2 << 16)),
+        ];
+        let mut tiff = b"II*\0\x08\0\0\0".to_vec();
+        tiff.extend_from_slice(&10u16.to_le_bytes());
+        entries.iter().for_each(|e| tiff.extend_from_slice(e));
+        tiff.extend_from_slice(&[0; 4]);
+        tiff.extend_from_slice(&[8, 0, 8, 0, 8, 0]);
+        assert_eq!(tiff.len(), 140);
+        units.iter().for_each(|u| tiff.extend_from_slice(u));
+        tiff
+    }
+
+    #[test]
+    fn subsampled_ycbcr_strips_are_upsampled_by_replication() {
+        // Unit 0: four greys with neutral chroma; unit 1: one luma with all the red chroma there is.
+        let tiff = subsampled([[16, 235, 128, 64, 128, 128], [100, 100, 100, 100, 128, 255]]);
+        let image = decode(&tiff, 1 << 20).unwrap().to_rgb8();
+        assert_eq!(image.dimensions(), (4, 2));
+        let px = |x, y| image.get_pixel(x, y).0;
+        // Luma laid out row by row within the unit, each pixel its own.
+        assert_eq!([px(0, 0), px(1, 0), px(0, 1), px(1, 1)], [[16; 3], [235; 3], [128; 3], [64; 3]]);
+        // The unit's chroma over all four of its pixels: R = Y + 1.402 (Cr - 128) = 278 (clipped),
+        // G = (Y - 0.114 B - 0.299 R) / 0.587 = 9.3, B = Y.
+        for (x, y) in [(2, 0), (3, 0), (2, 1), (3, 1)] {
+            assert_eq!(px(x, y), [255, 9, 100], "({x}, {y})");
+        }
+    }
+
+    #[test]
+    fn a_subsampled_strip_cut_short_or_a_layout_not_read_is_an_error_not_a_panic() {
+        let tiff = subsampled([[0; 6]; 2]);
+        for cut in 0..tiff.len() {
+            let _ = decode(&tiff[..cut], 1 << 20);
+        }
+        // Compression 3 (CCITT G3) with subsampled YCbCr: a message naming it.
+        let mut fax = tiff.clone();
+        fax[8 + 2 + 3 * 12 + 8] = 3;
+        let error = decode(&fax, 1 << 20).unwrap_err().to_string();
+        assert!(error.contains("compression 3"), "{error}");
+    }
 }

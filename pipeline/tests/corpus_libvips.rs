@@ -67,7 +67,6 @@ const KNOWN_GAPS: &[(&str, &[&str])] = &[
         "TIFF: tiles the tiff crate reads as inconsistent",
         &["libtiff-pics/cramps-tile.tif", "libtiff-pics/quad-tile.tif"],
     ),
-    ("TIFF: YCbCr", &["libtiff-pics/dscf0013.tif", "libtiff-pics/ycbcr-cat.tif"]),
     (
         "WebP with a palette index past its palette (libwebp draws it otherwise)",
         &["libwebp-test-data/bad_palette_index.webp"],
