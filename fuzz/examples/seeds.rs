@@ -6,9 +6,9 @@
 //!
 //! - `decode`: tiny images of every input format and of the variants the decoders branch on (JPEG
 //!   baseline/progressive/arithmetic/lossless, 4:2:0/4:2:2/4:4:4/gray/CMYK, EXIF orientation; 16-bit and
-//!   palette PNG; lossy, alpha and lossless WebP; animated GIF; gray, CMYK, 1-bit, float and BigTIFF TIFF;
-//!   BMP; RGB, RGBA and gray AVIF; HEIC with and without alpha; lossy and lossless JPEG XL), plus truncated
-//!   and damaged copies. Each file starts with the byte that picks the target's case. HEIC and JPEG XL have
+//!   palette PNG; lossy, alpha and lossless WebP; animated GIF; gray, CMYK, 1-bit, float, BigTIFF and
+//!   subsampled YCbCr TIFF; BMP; RGB, RGBA and gray AVIF; HEIC with and without alpha; lossy and lossless
+//!   JPEG XL), plus truncated and damaged copies. Each file starts with the byte that picks the target's case. HEIC and JPEG XL have
 //!   no encoder in the build: their seeds come from libheif's `heif-enc` and libjxl's `cjxl` (Debian's
 //!   `libheif-examples` and `libjxl-tools`) run on a PNG written here, and are left out, saying so, when
 //!   those tools are missing.
@@ -215,6 +215,7 @@ fn decode_seeds(dir: &Path) {
         ("tiff-bigtiff", 3, tiff_bigtiff(20, 14)),
         ("tiff-cmyk", 5, tiff_cmyk(20, 14)),
         ("tiff-gray-float", 1, tiff_gray_float(20, 14)),
+        ("tiff-ycbcr-subsampled", 4, tiff_ycbcr_subsampled(20, 14)),
     ];
     let mut seeds = seeds;
     seeds.extend(external_seeds(&png_fast(&rgb), &png_fast(&rgba)));
@@ -247,6 +248,52 @@ fn tiff_gray_float(w: u32, h: u32) -> Vec<u8> {
     let mut encoder = tiff::encoder::TiffEncoder::new(&mut out).expect("tiff");
     encoder.write_image::<colortype::Gray32Float>(w, h, &floats).expect("tiff page");
     out.into_inner()
+}
+
+/// A `w`×`h` (even sides) YCbCr TIFF with 2×2-subsampled chroma (Rec. 601, full range), uncompressed in
+/// one strip, as cameras write it: the layout the tiff crate refuses and the pipeline reads itself. Written
+/// by hand (the tiff crate's encoder does not subsample): little-endian, tags in order, `BitsPerSample`'s
+/// three values after the IFD, then the data units (four luma samples, Cb, Cr).
+fn tiff_ycbcr_subsampled(w: u32, h: u32) -> Vec<u8> {
+    let rgb = picture(w, h);
+    let mut units = Vec::new();
+    for top in (0..h).step_by(2) {
+        for left in (0..w).step_by(2) {
+            let (mut cb, mut cr) = (0.0, 0.0);
+            for (x, y) in [(left, top), (left + 1, top), (left, top + 1), (left + 1, top + 1)] {
+                let [r, g, b] = rgb.get_pixel(x, y).0.map(f32::from);
+                let luma = 0.299 * r + 0.587 * g + 0.114 * b;
+                units.push(luma.round() as u8);
+                cb += 128.0 + (b - luma) / 1.772;
+                cr += 128.0 + (r - luma) / 1.402;
+            }
+            units.extend([(cb / 4.0).round() as u8, (cr / 4.0).round() as u8]);
+        }
+    }
+    let entry = |tag: u16, kind: u16, count: u32, value: u32| {
+        [&tag.to_le_bytes()[..], &kind.to_le_bytes(), &count.to_le_bytes(), &value.to_le_bytes()].concat()
+    };
+    let (short, long) = (3, 4);
+    let strip_len = u32::try_from(units.len()).expect("small");
+    let entries = [
+        entry(256, long, 1, w),
+        entry(257, long, 1, h),
+        entry(258, short, 3, 134),
+        entry(259, short, 1, 1),
+        entry(262, short, 1, 6),
+        entry(273, long, 1, 140),
+        entry(277, short, 1, 3),
+        entry(278, long, 1, h),
+        entry(279, long, 1, strip_len),
+        entry(530, short, 2, 2 | (2 << 16)),
+    ];
+    let mut tiff = b"II*\0\x08\0\0\0".to_vec();
+    tiff.extend_from_slice(&10u16.to_le_bytes());
+    entries.iter().for_each(|e| tiff.extend_from_slice(e));
+    tiff.extend_from_slice(&[0; 4]);
+    tiff.extend_from_slice(&[8, 0, 8, 0, 8, 0]);
+    tiff.extend_from_slice(&units);
+    tiff
 }
 
 fn cmyk_of(rgb: &[u8]) -> Vec<u8> {
@@ -442,7 +489,11 @@ fn render_seeds(dir: &Path) {
             state ^= state << 5;
             state as u8
         }));
-        write(dir, &format!("seed-{kind:?}"), &bytes);
+        // The render target skips HEIC sources (fuzz_targets/render.rs): no seed for them.
+        use shutterbox_pipeline::samples::SampleKind::{Heic, HeicAlpha};
+        if !matches!(kind, Heic | HeicAlpha) {
+            write(dir, &format!("seed-{kind:?}"), &bytes);
+        }
     }
 }
 
