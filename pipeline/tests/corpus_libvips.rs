@@ -51,10 +51,6 @@ const KNOWN_GAPS: &[(&str, &[&str])] = &[
     ("TIFF: sample layout the tiff crate refuses", &["image-tiff/extra_bits_rgb_8b.tiff"]),
     ("TIFF: LogLuv", &["image-tiff/logluv-3c-16b.tiff", "libtiff-pics/off_luv24.tif", "libtiff-pics/off_luv32.tif"]),
     (
-        "TIFF: CCITT Group 3 compression",
-        &["image-tiff/seq_seq-1c-1b-fax3-71f6a21a.tiff", "libtiff-pics/fax2d.tif", "libtiff-pics/g3test.tif"],
-    ),
-    (
         "JPEG XL alpha or frame blending differs from libjxl's",
         &[
             "jxl-conformance/alpha_nonpremultiplied.jxl",
@@ -62,10 +58,6 @@ const KNOWN_GAPS: &[(&str, &[&str])] = &[
             "jxl-conformance/blendmodes.jxl",
             "jxl-conformance/sunset_logo.jxl",
         ],
-    ),
-    (
-        "TIFF: tiles the tiff crate reads as inconsistent",
-        &["libtiff-pics/cramps-tile.tif", "libtiff-pics/quad-tile.tif"],
     ),
     (
         "WebP with a palette index past its palette (libwebp draws it otherwise)",

@@ -86,6 +86,17 @@ pub(crate) struct Image {
     pub chunk_offsets: Vec<u64>,
     pub chunk_bytes: Vec<u64>,
     pub chroma_subsampling: (u16, u16),
+    /// Shutterbox: how CCITT Group 3 data is coded (VENDORED.md).
+    pub fax3: Fax3Options,
+}
+
+/// Shutterbox: the `FillOrder` (266) and `T4Options` (292) of a CCITT Group 3 image (VENDORED.md).
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Fax3Options {
+    /// `FillOrder` 2: the bits of each byte are stored lowest first.
+    pub lsb_first: bool,
+    /// `T4Options` bit 0: lines coded two-dimensionally (MR), which is not read.
+    pub two_dimensional: bool,
 }
 
 /// Describes how to read a tile-aligned portion of the image.
@@ -166,6 +177,19 @@ impl Image {
         let compression_method = match tag_reader.find_tag(Tag::Compression)? {
             Some(val) => CompressionMethod::from_u16_exhaustive(val.into_u16()?),
             None => CompressionMethod::None,
+        };
+
+        let fax3 = Fax3Options {
+            lsb_first: tag_reader
+                .find_tag(Tag::FillOrder)?
+                .map(Value::into_u16)
+                .transpose()?
+                == Some(2),
+            two_dimensional: tag_reader
+                .find_tag(Tag::Unknown(292))?
+                .map(Value::into_u32)
+                .transpose()?
+                .is_some_and(|options| options & 1 == 1),
         };
 
         let jpeg_tables = if compression_method == CompressionMethod::ModernJPEG
@@ -305,13 +329,27 @@ impl Image {
         let chunk_bytes;
         let strip_decoder;
         let tile_attributes;
+        // Shutterbox: a tiled image whose tile offsets and byte counts are written in the strip tags
+        // (older writers did; libtiff keeps both in one field, so libvips reads these) is read as tiled.
+        let tiles_in_strip_tags = ifd.contains(Tag::TileWidth)
+            && ifd.contains(Tag::TileLength)
+            && ifd.contains(Tag::StripByteCounts)
+            && ifd.contains(Tag::StripOffsets)
+            && !ifd.contains(Tag::TileByteCounts)
+            && !ifd.contains(Tag::TileOffsets);
+        let (tile_offsets_tag, tile_bytes_tag) = if tiles_in_strip_tags {
+            (Tag::StripOffsets, Tag::StripByteCounts)
+        } else {
+            (Tag::TileOffsets, Tag::TileByteCounts)
+        };
         match (
             ifd.contains(Tag::StripByteCounts),
             ifd.contains(Tag::StripOffsets),
             ifd.contains(Tag::TileByteCounts),
             ifd.contains(Tag::TileOffsets),
+            tiles_in_strip_tags,
         ) {
-            (true, true, false, false) => {
+            (true, true, false, false, false) => {
                 chunk_type = ChunkType::Strip;
 
                 chunk_offsets = tag_reader
@@ -340,7 +378,7 @@ impl Image {
                     ));
                 }
             }
-            (false, false, true, true) => {
+            (false, false, true, true, _) | (_, _, _, _, true) => {
                 chunk_type = ChunkType::Tile;
 
                 let tile_width =
@@ -362,11 +400,11 @@ impl Image {
                     tile_length,
                 });
                 chunk_offsets = tag_reader
-                    .find_tag(Tag::TileOffsets)?
+                    .find_tag(tile_offsets_tag)?
                     .unwrap()
                     .into_u64_vec()?;
                 chunk_bytes = tag_reader
-                    .find_tag(Tag::TileByteCounts)?
+                    .find_tag(tile_bytes_tag)?
                     .unwrap()
                     .into_u64_vec()?;
 
@@ -380,7 +418,7 @@ impl Image {
                     ));
                 }
             }
-            (_, _, _, _) => {
+            (_, _, _, _, _) => {
                 return Err(TiffError::FormatError(
                     TiffFormatError::StripTileTagConflict,
                 ))
@@ -407,6 +445,7 @@ impl Image {
             chunk_offsets,
             chunk_bytes,
             chroma_subsampling,
+            fax3,
         })
     }
 
@@ -539,6 +578,7 @@ impl Image {
         #[cfg_attr(not(feature = "jpeg"), allow(unused_variables))] jpeg_tables: Option<&[u8]>,
         #[cfg_attr(not(feature = "fax"), allow(unused_variables))] dimensions: (u32, u32),
         #[cfg_attr(not(feature = "webp"), allow(unused_variables))] samples: u16,
+        #[cfg_attr(not(feature = "fax"), allow(unused_variables))] fax3: Fax3Options,
     ) -> TiffResult<Box<dyn Read + 'r>> {
         Ok(match compression_method {
             CompressionMethod::None => Box::new(reader),
@@ -606,6 +646,16 @@ impl Image {
                 let data = decoder.decode()?;
 
                 Box::new(Cursor::new(data))
+            }
+            // Shutterbox: one-dimensional (MH) Group 3, with or without fill bits (VENDORED.md).
+            #[cfg(feature = "fax")]
+            CompressionMethod::Fax3 if !fax3.two_dimensional => {
+                Box::new(super::stream::Group3Reader::new(
+                    dimensions,
+                    reader,
+                    compressed_length,
+                    fax3.lsb_first,
+                )?)
             }
             #[cfg(feature = "fax")]
             CompressionMethod::Fax4 => Box::new(super::stream::Group4Reader::new(
@@ -935,6 +985,7 @@ impl Image {
             self.jpeg_tables.as_deref().map(|a| &**a),
             chunk_dims,
             self.samples,
+            self.fax3,
         )?;
 
         if is_output_chunk_rows && is_all_bits {

@@ -861,6 +861,7 @@ impl<R: Read + Seek> Decoder<R> {
                 chunk_offsets: Vec::new(),
                 chunk_bytes: Vec::new(),
                 chroma_subsampling: (2, 2),
+                fax3: Default::default(),
             },
         };
         decoder.next_image()?;

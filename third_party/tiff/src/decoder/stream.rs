@@ -256,6 +256,86 @@ impl<R: Read> Read for PackBitsReader<R> {
     }
 }
 
+/// Shutterbox: the bytes of a Group 3 strip, their bits reversed when the file stores them lowest first.
+#[cfg(feature = "fax")]
+type Group3Bytes<R> =
+    std::iter::Map<io::Bytes<io::BufReader<io::Take<R>>>, fn(io::Result<u8>) -> io::Result<u8>>;
+
+/// Shutterbox: one-dimensional (Modified Huffman) CCITT Group 3 lines, each ended by an EOL, read as the
+/// Group 4 reader below reads its lines (VENDORED.md).
+#[cfg(feature = "fax")]
+pub struct Group3Reader<R: Read> {
+    decoder: fax34::decoder::Group3Decoder<Group3Bytes<R>>,
+    line_buf: io::Cursor<Vec<u8>>,
+    height: u32,
+    width: u16,
+    y: u32,
+    ended: bool,
+}
+
+#[cfg(feature = "fax")]
+impl<R: Read> Group3Reader<R> {
+    pub fn new(
+        dimensions: (u32, u32),
+        reader: R,
+        compressed_length: u64,
+        lsb_first: bool,
+    ) -> crate::TiffResult<Self> {
+        let width = u16::try_from(dimensions.0)?;
+        let order: fn(io::Result<u8>) -> io::Result<u8> = if lsb_first {
+            |byte| byte.map(u8::reverse_bits)
+        } else {
+            |byte| byte
+        };
+        let bytes = io::BufReader::new(reader.take(compressed_length))
+            .bytes()
+            .map(order);
+        let decoder = fax34::decoder::Group3Decoder::new(bytes).map_err(io::Error::other)?;
+        Ok(Self {
+            decoder,
+            line_buf: io::Cursor::new(Vec::with_capacity(width.into())),
+            width,
+            height: dimensions.1,
+            y: 0,
+            ended: false,
+        })
+    }
+}
+
+#[cfg(feature = "fax")]
+impl<R: Read> Read for Group3Reader<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.line_buf.position() as usize == self.line_buf.get_ref().len()
+            && self.y < self.height
+            && !self.ended
+        {
+            // The line is decoded whether or not the end of the document follows it. A strip's last line
+            // often has no EOL after it, which the decoder reports as an error once the line is read: that
+            // line is kept (as libtiff keeps it) and ends the strip.
+            self.ended = match self.decoder.advance() {
+                Ok(status) => status == fax34::decoder::DecodeStatus::End,
+                Err(_) if !self.decoder.transitions().is_empty() => true,
+                Err(error) => return Err(io::Error::other(error)),
+            };
+            self.y += 1;
+            // Runs alternate from white, white as 0 bits (see the Group 4 reader).
+            let mut bits = fax34::decoder::pels(self.decoder.transitions(), self.width)
+                .map(|c| c == fax34::Color::Black);
+            let buffer = self.line_buf.get_mut();
+            buffer.clear();
+            buffer.resize(usize::from(self.width).div_ceil(8), 0u8);
+            for byte in buffer.iter_mut() {
+                for (idx, bit) in bits.by_ref().take(8).enumerate() {
+                    *byte |= u8::from(bit) << (7 - idx);
+                }
+            }
+            self.line_buf.set_position(0);
+        }
+
+        self.line_buf.read(buf)
+    }
+}
+
 #[cfg(feature = "fax")]
 pub struct Group4Reader<R: Read> {
     decoder: fax34::decoder::Group4Decoder<io::Bytes<io::BufReader<io::Take<R>>>>,
