@@ -61,6 +61,9 @@ pub(crate) fn icc_profile(bytes: &[u8], max_pixels: u64) -> Option<Vec<u8>> {
 /// The first page's pixels as stored (its orientation is the render's first step).
 pub(crate) fn decode(bytes: &[u8], max_pixels: u64) -> Result<DynamicImage, PipelineError> {
     let (mut decoder, size) = open(bytes, max_pixels)?;
+    if let Some(image) = logluv(&mut decoder, bytes, size)? {
+        return Ok(image);
+    }
     let color = decoder.colortype().map_err(PipelineError::decode)?;
     // The samples a pixel has (the colour type leaves out an extra sample that is not marked alpha).
     let samples = decoder
@@ -290,6 +293,99 @@ fn subsampled_ycbcr(
     let image = RgbImage::from_raw(size.width, size.height, pixels)
         .ok_or_else(|| PipelineError::Decode("the TIFF page's size overflows".into()))?;
     Ok(Some(DynamicImage::ImageRgb8(image)))
+}
+
+/// A LogLuv page (photometric 32845) in SGI's 32-bit coding (compression 34676), which the tiff crate does
+/// not decode: each row is four run-length coded byte planes of 32-bit pixels (a 16-bit log luminance, then
+/// 8-bit u' and v'), turned into CIE XYZ as libtiff does and then into sRGB, white at Y = 1 (as libvips
+/// shows these). None for another photometric; an error for the 24-bit coding and other layouts.
+fn logluv(decoder: &mut PageDecoder<'_>, bytes: &[u8], size: Size) -> Result<Option<DynamicImage>, PipelineError> {
+    let tag = |decoder: &mut PageDecoder<'_>, tag| decoder.find_tag_unsigned::<u32>(tag).ok().flatten();
+    if tag(decoder, Tag::PhotometricInterpretation) != Some(32845) {
+        return Ok(None);
+    }
+    let compression = tag(decoder, Tag::Compression).unwrap_or(1);
+    if compression != 34676 {
+        return Err(PipelineError::Decode(format!("LogLuv TIFF with compression {compression} is not supported")));
+    }
+    if tag(decoder, Tag::TileWidth).is_some() || tag(decoder, Tag::PlanarConfiguration).is_some_and(|p| p != 1) {
+        return Err(PipelineError::Decode("LogLuv TIFF in tiles or planes is not supported".into()));
+    }
+    let offsets = decoder.get_tag_u64_vec(Tag::StripOffsets).map_err(PipelineError::decode)?;
+    let counts = decoder.get_tag_u64_vec(Tag::StripByteCounts).map_err(PipelineError::decode)?;
+    let (width, height) = (size.width as usize, size.height as usize);
+    let rows_per_strip = tag(decoder, Tag::RowsPerStrip).map_or(height, |r| (r as usize).clamp(1, height.max(1)));
+    let cut = || PipelineError::Decode("a LogLuv TIFF strip is cut short".into());
+
+    let mut pixels = Vec::with_capacity(width * height * 3);
+    let mut line = vec![0u32; width];
+    for (index, top) in (0..height).step_by(rows_per_strip).enumerate() {
+        let (Some(&offset), Some(&count)) = (offsets.get(index), counts.get(index)) else {
+            return Err(PipelineError::Decode("the TIFF page has fewer strips than rows".into()));
+        };
+        let data = usize::try_from(offset)
+            .ok()
+            .zip(usize::try_from(count).ok())
+            .and_then(|(offset, count)| bytes.get(offset..offset.checked_add(count)?))
+            .ok_or_else(|| PipelineError::Decode("a TIFF strip lies past the end of the file".into()))?;
+        let mut data = data.iter().copied();
+        for _ in top..(top + rows_per_strip).min(height) {
+            line.fill(0);
+            // libtiff's LogLuvDecode32: per byte plane, a control byte of 128 or more repeats the next byte
+            // (control − 126) times; a smaller one is followed by that many literal bytes.
+            for shift in [24, 16, 8, 0] {
+                let mut i = 0;
+                while i < width {
+                    let control = data.next().ok_or_else(cut)?;
+                    if control >= 128 {
+                        let value = u32::from(data.next().ok_or_else(cut)?) << shift;
+                        let run = usize::from(control) - 126;
+                        line[i..(i + run).min(width)].iter_mut().for_each(|p| *p |= value);
+                        i = (i + run).min(width);
+                    } else {
+                        for _ in 0..control {
+                            if i == width {
+                                break;
+                            }
+                            line[i] |= u32::from(data.next().ok_or_else(cut)?) << shift;
+                            i += 1;
+                        }
+                    }
+                }
+            }
+            pixels.extend(line.iter().flat_map(|&p| logluv_to_srgb(p)));
+        }
+    }
+    let image = ImageBuffer::<Rgb<u16>, _>::from_raw(size.width, size.height, pixels)
+        .ok_or_else(|| PipelineError::Decode("the LogLuv TIFF holds fewer rows than its size".into()))?;
+    Ok(Some(DynamicImage::ImageRgb16(image)))
+}
+
+/// One 32-bit LogLuv pixel as 16-bit sRGB: Y from the log luminance (libtiff's `LogL16toY`), x and y from
+/// u' and v' (`LogLuv32toXYZ`), then XYZ to linear sRGB (D65), clipped to 0–1 and encoded.
+fn logluv_to_srgb(pixel: u32) -> [u16; 3] {
+    let log = (pixel >> 16) & 0x7fff;
+    // A negative luminance (the sign bit) shows as black, as a clip would.
+    let luminance =
+        if log == 0 || pixel & 0x8000_0000 != 0 { 0.0 } else { ((f64::from(log) + 0.5) / 256.0 - 64.0).exp2() };
+    let u = (f64::from((pixel >> 8) & 0xff) + 0.5) / 410.0;
+    let v = (f64::from(pixel & 0xff) + 0.5) / 410.0;
+    let s = 6.0 * u - 16.0 * v + 12.0;
+    let (x, y) = (9.0 * u / s, 4.0 * v / s);
+    if y <= 0.0 || luminance == 0.0 {
+        return [0; 3];
+    }
+    let (cx, cy, cz) = (x / y * luminance, luminance, (1.0 - x - y) / y * luminance);
+    let linear = [
+        3.2406 * cx - 1.5372 * cy - 0.4986 * cz,
+        -0.9689 * cx + 1.8758 * cy + 0.0415 * cz,
+        0.0557 * cx - 0.2040 * cy + 1.0570 * cz,
+    ];
+    linear.map(|c| {
+        let c = c.clamp(0.0, 1.0);
+        let encoded = if c <= 0.003_130_8 { c * 12.92 } else { 1.055 * c.powf(1.0 / 2.4) - 0.055 };
+        (encoded * 65535.0).round() as u16
+    })
 }
 
 /// A strip's data decompressed into `out` (its expected size; a strip that decompresses short leaves the
@@ -604,6 +700,22 @@ mod tests {
         // G = (Y - 0.114 B - 0.299 R) / 0.587 = 9.3, B = Y.
         for (x, y) in [(2, 0), (3, 0), (2, 1), (3, 1)] {
             assert_eq!(px(x, y), [255, 9, 100], "({x}, {y})");
+        }
+    }
+
+    #[test]
+    fn logluv_pixels_become_srgb_with_white_at_luminance_one() {
+        // Log luminance 16384 is Y = 2^(0.5 / 256) ≈ 1; u' = 81.5 / 410, v' = 192.5 / 410 is close to D65.
+        let white = (16384 << 16) | (81 << 8) | 192;
+        assert!(logluv_to_srgb(white).iter().all(|&c| c > 0xF800), "{:?}", logluv_to_srgb(white));
+        // A 16th of that luminance: mid grey, neutral.
+        let [r, g, b] = logluv_to_srgb(((16384 - 4 * 256) << 16) | (81 << 8) | 192);
+        assert!((0x4000..0x5400).contains(&g) && r.abs_diff(g) < 0x800 && b.abs_diff(g) < 0x800, "{r} {g} {b}");
+        // Zero, negative or impossible chromaticity: black, never a panic.
+        assert_eq!(logluv_to_srgb(81 << 8 | 192), [0; 3]);
+        assert_eq!(logluv_to_srgb(0x8000_0000 | (16384 << 16) | (81 << 8) | 192), [0; 3]);
+        for pixel in [u32::MAX, 0x7FFF_0000, 0x7FFF_FFFF, 0x0001_FF00] {
+            let _ = logluv_to_srgb(pixel);
         }
     }
 

@@ -298,6 +298,9 @@ pub enum PhotometricInterpretation(u16) {
     CIELab = 8,
     IccLab = 9,
     ItuLab = 10,
+    // Shutterbox: SGI's LogLuv encodings (VENDORED.md); the pipeline decodes LogLuv pages itself.
+    LogL = 32844,
+    LogLuv = 32845,
 }
 }
 
