@@ -249,10 +249,9 @@ fn subsampled_ycbcr(
     {
         return Err(unsupported("of other than 8-bit samples".into()));
     }
-    let offsets = decoder.get_tag_u64_vec(Tag::StripOffsets).map_err(PipelineError::decode)?;
-    let counts = decoder.get_tag_u64_vec(Tag::StripByteCounts).map_err(PipelineError::decode)?;
     let (width, height) = (size.width as usize, size.height as usize);
-    let rows_per_strip = tag(decoder, Tag::RowsPerStrip).map_or(height, |r| (r as usize).clamp(1, height.max(1)));
+    let strips = Strips::of(decoder, height)?;
+    let rows_per_strip = strips.rows;
     let (h, v) = (usize::from(h), usize::from(v));
     let unit_len = h * v + 2;
     let units_across = width.div_ceil(h);
@@ -262,14 +261,7 @@ fn subsampled_ycbcr(
     for (index, top) in (0..height).step_by(rows_per_strip).enumerate() {
         let rows = rows_per_strip.min(height - top);
         let expected = units_across * rows.div_ceil(v) * unit_len;
-        let (Some(&offset), Some(&count)) = (offsets.get(index), counts.get(index)) else {
-            return Err(PipelineError::Decode("the TIFF page has fewer strips than rows".into()));
-        };
-        let data = usize::try_from(offset)
-            .ok()
-            .zip(usize::try_from(count).ok())
-            .and_then(|(offset, count)| bytes.get(offset..offset.checked_add(count)?))
-            .ok_or_else(|| PipelineError::Decode("a TIFF strip lies past the end of the file".into()))?;
+        let data = strips.data(bytes, index)?;
         strip.clear();
         strip.resize(expected, 0);
         decompress(data, compression, &mut strip)?;
@@ -311,23 +303,15 @@ fn logluv(decoder: &mut PageDecoder<'_>, bytes: &[u8], size: Size) -> Result<Opt
     if tag(decoder, Tag::TileWidth).is_some() || tag(decoder, Tag::PlanarConfiguration).is_some_and(|p| p != 1) {
         return Err(PipelineError::Decode("LogLuv TIFF in tiles or planes is not supported".into()));
     }
-    let offsets = decoder.get_tag_u64_vec(Tag::StripOffsets).map_err(PipelineError::decode)?;
-    let counts = decoder.get_tag_u64_vec(Tag::StripByteCounts).map_err(PipelineError::decode)?;
     let (width, height) = (size.width as usize, size.height as usize);
-    let rows_per_strip = tag(decoder, Tag::RowsPerStrip).map_or(height, |r| (r as usize).clamp(1, height.max(1)));
+    let strips = Strips::of(decoder, height)?;
+    let rows_per_strip = strips.rows;
     let cut = || PipelineError::Decode("a LogLuv TIFF strip is cut short".into());
 
     let mut pixels = Vec::with_capacity(width * height * 3);
     let mut line = vec![0u32; width];
     for (index, top) in (0..height).step_by(rows_per_strip).enumerate() {
-        let (Some(&offset), Some(&count)) = (offsets.get(index), counts.get(index)) else {
-            return Err(PipelineError::Decode("the TIFF page has fewer strips than rows".into()));
-        };
-        let data = usize::try_from(offset)
-            .ok()
-            .zip(usize::try_from(count).ok())
-            .and_then(|(offset, count)| bytes.get(offset..offset.checked_add(count)?))
-            .ok_or_else(|| PipelineError::Decode("a TIFF strip lies past the end of the file".into()))?;
+        let data = strips.data(bytes, index)?;
         let mut data = data.iter().copied();
         for _ in top..(top + rows_per_strip).min(height) {
             line.fill(0);
@@ -386,6 +370,39 @@ fn logluv_to_srgb(pixel: u32) -> [u16; 3] {
         let encoded = if c <= 0.003_130_8 { c * 12.92 } else { 1.055 * c.powf(1.0 / 2.4) - 0.055 };
         (encoded * 65535.0).round() as u16
     })
+}
+
+/// A page's strips as its tags list them, for the layouts read here rather than by the tiff crate.
+struct Strips {
+    offsets: Vec<u64>,
+    counts: Vec<u64>,
+    /// Rows in each strip but the last (`RowsPerStrip`, by default the whole page).
+    rows: usize,
+}
+
+impl Strips {
+    fn of(decoder: &mut PageDecoder<'_>, height: usize) -> Result<Self, PipelineError> {
+        let offsets = decoder.get_tag_u64_vec(Tag::StripOffsets).map_err(PipelineError::decode)?;
+        let counts = decoder.get_tag_u64_vec(Tag::StripByteCounts).map_err(PipelineError::decode)?;
+        let rows = decoder
+            .find_tag_unsigned::<u32>(Tag::RowsPerStrip)
+            .ok()
+            .flatten()
+            .map_or(height, |r| (r as usize).clamp(1, height.max(1)));
+        Ok(Self { offsets, counts, rows })
+    }
+
+    /// Strip `index`'s bytes in the file.
+    fn data<'a>(&self, bytes: &'a [u8], index: usize) -> Result<&'a [u8], PipelineError> {
+        let (Some(&offset), Some(&count)) = (self.offsets.get(index), self.counts.get(index)) else {
+            return Err(PipelineError::Decode("the TIFF page has fewer strips than rows".into()));
+        };
+        usize::try_from(offset)
+            .ok()
+            .zip(usize::try_from(count).ok())
+            .and_then(|(offset, count)| bytes.get(offset..offset.checked_add(count)?))
+            .ok_or_else(|| PipelineError::Decode("a TIFF strip lies past the end of the file".into()))
+    }
 }
 
 /// A strip's data decompressed into `out` (its expected size; a strip that decompresses short leaves the
