@@ -24,6 +24,13 @@ pub(crate) fn header(bytes: &[u8], max_pixels: u64) -> Result<Size, PipelineErro
     checked_size(&handle, max_pixels)
 }
 
+/// The primary image's size as delivered and whether it has an alpha channel, from the container alone.
+pub(crate) fn layout(bytes: &[u8], max_pixels: u64) -> Result<(Size, bool), PipelineError> {
+    let context = HeifContext::read_from_bytes(bytes).map_err(PipelineError::decode)?;
+    let handle = context.primary_image_handle().map_err(PipelineError::decode)?;
+    Ok((checked_size(&handle, max_pixels)?, handle.has_alpha_channel()))
+}
+
 fn checked_size(handle: &ImageHandle, max_pixels: u64) -> Result<Size, PipelineError> {
     // ispe: the size coded (a grid's whole canvas), which is what libheif allocates.
     let coded = (u32::try_from(handle.ispe_width()).unwrap_or(0), u32::try_from(handle.ispe_height()).unwrap_or(0));

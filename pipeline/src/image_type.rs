@@ -50,6 +50,10 @@ pub struct ImageTypeInfo {
     /// The longest side it can store, where it has a limit below `u32`: JPEG's and GIF's 16-bit sizes,
     /// WebP's 14-bit ones, AV1's 16-bit `frame_width_minus_1`.
     pub max_side: Option<u32>,
+    /// Whether renders read a full-size JPEG copy of an opaque source instead of the source itself: the
+    /// format is decoded only whole, and slowly, where a JPEG is decoded shrunk in its DCT
+    /// (`crate::working_copy`).
+    pub working_copy: bool,
 }
 
 /// Every format, in the order the docs and the OpenAPI document list them.
@@ -68,6 +72,7 @@ pub static IMAGE_TYPES: [ImageTypeInfo; 9] = [
         animation: false,
         lossy: true,
         max_side: Some(65_535),
+        working_copy: false,
     },
     ImageTypeInfo {
         image_type: ImageType::Png,
@@ -83,6 +88,7 @@ pub static IMAGE_TYPES: [ImageTypeInfo; 9] = [
         animation: false,
         lossy: false,
         max_side: None,
+        working_copy: false,
     },
     ImageTypeInfo {
         image_type: ImageType::Webp,
@@ -98,6 +104,7 @@ pub static IMAGE_TYPES: [ImageTypeInfo; 9] = [
         animation: true,
         lossy: true,
         max_side: Some(16_383),
+        working_copy: false,
     },
     ImageTypeInfo {
         image_type: ImageType::Avif,
@@ -113,6 +120,7 @@ pub static IMAGE_TYPES: [ImageTypeInfo; 9] = [
         animation: true,
         lossy: true,
         max_side: Some(65_536),
+        working_copy: false,
     },
     ImageTypeInfo {
         image_type: ImageType::Gif,
@@ -128,6 +136,7 @@ pub static IMAGE_TYPES: [ImageTypeInfo; 9] = [
         animation: true,
         lossy: false,
         max_side: Some(65_535),
+        working_copy: false,
     },
     ImageTypeInfo {
         image_type: ImageType::Tiff,
@@ -143,6 +152,7 @@ pub static IMAGE_TYPES: [ImageTypeInfo; 9] = [
         animation: false,
         lossy: false,
         max_side: None,
+        working_copy: false,
     },
     ImageTypeInfo {
         image_type: ImageType::Bmp,
@@ -158,6 +168,7 @@ pub static IMAGE_TYPES: [ImageTypeInfo; 9] = [
         animation: false,
         lossy: false,
         max_side: None,
+        working_copy: false,
     },
     ImageTypeInfo {
         image_type: ImageType::Heic,
@@ -173,6 +184,7 @@ pub static IMAGE_TYPES: [ImageTypeInfo; 9] = [
         animation: false,
         lossy: false,
         max_side: None,
+        working_copy: true,
     },
     ImageTypeInfo {
         image_type: ImageType::JpegXl,
@@ -188,6 +200,7 @@ pub static IMAGE_TYPES: [ImageTypeInfo; 9] = [
         animation: false,
         lossy: false,
         max_side: None,
+        working_copy: true,
     },
 ];
 
@@ -222,6 +235,16 @@ impl ImageType {
             .map(|info| info.image_type)
     }
 
+    /// The format a media type names: its row's (`image/heic`), or `image/` and one of its aliases
+    /// (`image/heif`, which sniffing gives a HEIF file of no more specific brand).
+    pub fn from_mime(mime: &str) -> Option<Self> {
+        let alias = mime.strip_prefix("image/");
+        IMAGE_TYPES
+            .iter()
+            .find(|info| info.mime == mime || alias.is_some_and(|alias| info.aliases.contains(&alias)))
+            .map(|info| info.image_type)
+    }
+
     pub fn name(self) -> &'static str {
         self.info().name
     }
@@ -246,7 +269,10 @@ mod tests {
             assert_eq!(ImageType::from_name(info.extension), Some(info.image_type), "the extension is a name");
             assert!(!info.lossy || info.encodable, "{}: lossy only means something when written", info.name);
             assert_eq!(IMAGE_TYPES.iter().filter(|other| other.mime == info.mime).count(), 1, "{}", info.mime);
+            assert_eq!(ImageType::from_mime(info.mime), Some(info.image_type));
         }
+        assert_eq!(ImageType::from_mime("image/heif"), Some(ImageType::Heic));
+        assert_eq!(ImageType::from_mime("image/svg+xml"), None);
         assert_eq!(ImageType::from_name("auto"), None);
         assert_eq!(ImageType::from_name("svg"), None);
     }

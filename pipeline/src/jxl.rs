@@ -54,6 +54,12 @@ pub(crate) fn header(bytes: &[u8], max_pixels: u64) -> Result<Size, PipelineErro
     Ok(Size::new(image.width(), image.height()))
 }
 
+/// The size as delivered and whether the image has an alpha channel, from its headers.
+pub(crate) fn layout(bytes: &[u8], max_pixels: u64) -> Result<(Size, bool), PipelineError> {
+    let image = read(bytes, max_pixels)?;
+    Ok((Size::new(image.width(), image.height()), image.pixel_format().has_alpha()))
+}
+
 /// The first frame, upright, as 8-bit gray or RGB in sRGB, with alpha when it has one. A CMYK image's
 /// black channel is applied to its colour channels.
 pub(crate) fn decode(bytes: &[u8], max_pixels: u64) -> Result<DynamicImage, PipelineError> {

@@ -10,6 +10,7 @@
 //! - `image_type` is the one table of image formats: names, extension, media type, what is read and written.
 //! - `geometry` plans a resize (scaled size, `cover` crop, `contain` padding, output size) from the source
 //!   size, `w`, `h` and `fit`, matching sharp's `resize({ fit, withoutEnlargement: true })` exactly.
+//! - `working_copy` says which sources renders read through a full-size JPEG copy (HEIC, JPEG XL).
 //! - `placeholder` draws the thumbnails of files that have no picture of their own.
 
 mod animation;
@@ -48,6 +49,7 @@ mod steps;
 mod test_jpeg;
 mod tiff;
 mod webp_yuv;
+mod working_copy;
 mod yuv;
 
 pub use encode::OutputFormat;
@@ -61,3 +63,4 @@ pub use placeholder::{PLACEHOLDER_SIZE, PlaceholderKind, placeholder_png};
 pub use plan::{Target, choose_auto_quality, output_size, shrink_on_load};
 pub use render::render;
 pub use source::SourceFormat;
+pub use working_copy::{WORKING_COPY_QUALITY, WORKING_COPY_TARGET, reads_working_copy, working_copy_transform};

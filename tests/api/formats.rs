@@ -105,3 +105,78 @@ async fn a_display_p3_photo_is_delivered_in_srgb() {
         }
     }
 }
+
+/// HEIC and JPEG XL are decoded only whole, so their renders read a working copy (docs/formats.md,
+/// "Working copies"): a full-size `q=95` JPEG that confirm's thumbnail job makes and keeps as one of the
+/// file's variants. A delivery after it is exactly the render of that copy, at the size the original
+/// gives; a transparent HEIC keeps rendering from its original (a JPEG has no alpha); deleting the file
+/// removes the copy with the rest.
+#[tokio::test]
+async fn heic_and_jpeg_xl_are_rendered_from_a_working_copy() {
+    use shutterbox_pipeline::{RenderOptions, Target, Transform, render};
+    use shutterbox_variants::VariantSpec;
+
+    use crate::helpers::{eventually, file_id};
+
+    let app = TestApp::spawn().await;
+    let copy = VariantSpec::working_copy();
+    // (corpus file, declared type, whether it gets a working copy)
+    let cases = [
+        ("libheif/example.heic", "image/heic", true),
+        ("jxl-conformance/grayscale.jxl", "image/jxl", true),
+        ("libheif/with-alpha-512x512.heic", "image/heif", false),
+    ];
+    for (path, mime, copied) in cases {
+        let original = corpus_file(path);
+        let file = app.upload(path.rsplit('/').next().unwrap(), mime, &original).await;
+        let object = app.objects_dir.join(copy.key(&file_id(&file)).object_key().as_str());
+        let url = file["secureUrl"].as_str().unwrap();
+        let thumbnail = file["secureThumbnailUrl"].as_str().unwrap();
+        if copied {
+            eventually(30, &format!("{path}: the working copy is kept"), || {
+                let object = object.clone();
+                async move { object.exists() }
+            })
+            .await;
+        } else {
+            // The thumbnail job has run once the thumbnail is stored; no copy was made beside it.
+            let (status, _, _) = app.fetch(thumbnail).await;
+            assert_eq!(status, StatusCode::OK, "{path}: thumbnail");
+            assert!(!object.exists(), "{path}: a JPEG copy would lose the alpha");
+        }
+        let source = if copied { std::fs::read(&object).unwrap() } else { original.clone() };
+        for (query, target) in [
+            ("w=200", Target::Source),
+            ("w=64&h=64&fit=cover&format=png", Target::parse("png").unwrap()),
+            ("crop=10,20,150,100&rot=90&format=webp&q=80", Target::parse("webp").unwrap()),
+        ] {
+            let (status, _, body) = app.fetch(&format!("{url}?{query}")).await;
+            assert_eq!(status, StatusCode::OK, "{path}?{query}: {}", String::from_utf8_lossy(&body));
+            let transform = Transform::from_query(query).unwrap();
+            let expected = render(&source, &transform, target, RenderOptions::default()).unwrap();
+            let from_original = render(&original, &transform, target, RenderOptions::default()).unwrap();
+            assert_eq!(
+                image::load_from_memory(&body).unwrap().dimensions(),
+                (from_original.width, from_original.height)
+            );
+            assert!(
+                body == expected.bytes,
+                "{path}?{query}: not the render of {}",
+                if copied { "the copy" } else { "the original" }
+            );
+        }
+        if copied {
+            let response = app
+                .authed(reqwest::Method::DELETE, &format!("/files/{}", file_id(&file)), &app.key)
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(response.status(), StatusCode::OK);
+            eventually(10, &format!("{path}: the working copy goes with the file"), || {
+                let object = object.clone();
+                async move { !object.exists() }
+            })
+            .await;
+        }
+    }
+}

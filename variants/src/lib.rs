@@ -8,9 +8,9 @@ mod admission;
 mod bounds;
 mod error;
 mod flight;
-mod originals;
 mod render_pool;
 mod renderer;
+mod sources;
 mod spec;
 mod variants;
 

@@ -1,4 +1,4 @@
-//! The three steps of a variant's life: read a stored one, render one from the file's original on the
+//! The three steps of a variant's life: read a stored one, render one from what the file's renders read on the
 //! render threads, keep one in the object store (`files/<id>/v/<digest>`, recorded in the metadata so
 //! deleting the file removes it). `Variants` composes them for requests and jobs alike, so a variant is the
 //! same bytes whoever made it.
@@ -7,7 +7,7 @@ use std::sync::{Arc, atomic::Ordering};
 
 use bytes::Bytes;
 use prometheus::{HistogramOpts, HistogramVec};
-use shutterbox_metadata::{FileRecord, MetadataStore, VariantRecord};
+use shutterbox_metadata::{MetadataStore, VariantRecord};
 use shutterbox_model::{VariantDigest, clock::now_ms};
 use shutterbox_pipeline::{RenderOptions, Target, render};
 use shutterbox_storage::{ObjectKey, ObjectStore};
@@ -15,8 +15,8 @@ use shutterbox_storage::{ObjectKey, ObjectStore};
 use crate::{
     bounds::{AccessLog, Eviction, Keep, StoreBounds, StoreStats},
     error::VariantError,
-    originals::Originals,
     render_pool::{Priority, RenderPool},
+    sources::RenderSources,
     spec::{VariantKey, VariantSpec},
 };
 
@@ -70,7 +70,7 @@ pub(crate) struct Renderer {
     pub(crate) bounds: StoreBounds,
     pub(crate) access: Arc<AccessLog>,
     pub(crate) store_stats: Arc<StoreStats>,
-    pub(crate) originals: Originals,
+    pub(crate) sources: RenderSources,
 }
 
 impl Renderer {
@@ -90,13 +90,18 @@ impl Renderer {
             bounds: StoreBounds::default(),
             access: Arc::default(),
             store_stats: Arc::default(),
-            originals: Originals::new(0),
+            sources: RenderSources::new(0),
         }
     }
 
     /// Render times of every render this renderer made (API and jobs alike).
     pub fn times(&self) -> &RenderTimes {
         &self.times
+    }
+
+    /// The limits every render is held to.
+    pub fn options(&self) -> &RenderOptions {
+        &self.options
     }
 
     pub fn metadata(&self) -> &dyn MetadataStore {
@@ -120,15 +125,9 @@ impl Renderer {
         Ok(Some(Variant { bytes, content_type: record.content_type }))
     }
 
-    /// Renders the variant from the original on a render thread, before the queued renders of a lower
-    /// `priority`.
-    pub async fn render(
-        &self,
-        file: &FileRecord,
-        spec: &VariantSpec,
-        priority: Priority,
-    ) -> Result<Variant, VariantError> {
-        let source = self.originals.get(self.store.as_ref(), file).await?;
+    /// Renders the variant from `source` (the file's original or its working copy) on a render thread,
+    /// before the queued renders of a lower `priority`.
+    pub async fn render(&self, source: Bytes, spec: &VariantSpec, priority: Priority) -> Result<Variant, VariantError> {
         let (transform, target, options, times) = (*spec.transform(), spec.target(), self.options, self.times.clone());
         let pool = self.pool.clone();
         let rendered = self

@@ -3,7 +3,7 @@
 //! that names a variant (memory cache, stored object `files/<id>/v/<digest>`, render lease, job dedupe)
 //! derives from `VariantKey`, so there is one format.
 
-use std::fmt;
+use std::{fmt, sync::LazyLock};
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -26,6 +26,18 @@ impl VariantSpec {
         Self { transform, target, digest: VariantDigest::new(hex::encode(&digest[..8])) }
     }
 
+    /// The working copy renders of a HEIC or JPEG XL original read in its place
+    /// (`shutterbox_pipeline::reads_working_copy`): a variant of the file like any other, the render of
+    /// `q=95` into JPEG, stored, recorded and deleted with the file as variants are.
+    pub fn working_copy() -> Self {
+        WORKING_COPY.clone()
+    }
+
+    /// Whether this is the working copy: the same variant, however it was asked for.
+    pub fn is_working_copy(&self) -> bool {
+        self.digest == WORKING_COPY.digest
+    }
+
     pub fn transform(&self) -> &Transform {
         &self.transform
     }
@@ -44,6 +56,10 @@ impl VariantSpec {
         VariantKey { file_id: file_id.clone(), digest: self.digest.clone() }
     }
 }
+
+static WORKING_COPY: LazyLock<VariantSpec> = LazyLock::new(|| {
+    VariantSpec::new(shutterbox_pipeline::working_copy_transform(), shutterbox_pipeline::WORKING_COPY_TARGET)
+});
 
 /// The wire form of a spec in a job: the transformation as a delivery query, the target by name.
 #[derive(Serialize, Deserialize)]

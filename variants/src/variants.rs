@@ -13,10 +13,11 @@ use std::{
     time::Duration,
 };
 
+use bytes::Bytes;
 use moka::future::Cache;
 use shutterbox_metadata::{FileRecord, MetadataStore};
 use shutterbox_model::{FileId, clock::now_ms};
-use shutterbox_pipeline::RenderOptions;
+use shutterbox_pipeline::{ImageType, RenderOptions, reads_working_copy};
 use shutterbox_storage::ObjectStore;
 
 use crate::{
@@ -24,9 +25,9 @@ use crate::{
     bounds::{Eviction, Keep, StoreBounds, StoreStats},
     error::VariantError,
     flight::{Claim, Held, LocalFlight, RenderFlight},
-    originals::Originals,
     render_pool::{Priority, RenderPool},
     renderer::{RenderTimes, Renderer, Variant},
+    sources::{RenderSource, RenderSources},
     spec::{VariantKey, VariantSpec},
 };
 
@@ -129,9 +130,10 @@ impl Variants {
         self
     }
 
-    /// Keeps up to `max_bytes` of originals in memory for the renders that read them (none by default).
+    /// Keeps up to `max_bytes` of what renders read (originals, working copies) in memory (none by
+    /// default).
     pub fn with_original_memory(mut self, max_bytes: u64) -> Self {
-        self.renderer.originals = Originals::new(max_bytes);
+        self.renderer.sources = RenderSources::new(max_bytes);
         self
     }
 
@@ -217,7 +219,10 @@ impl Variants {
             },
         };
         self.stats.renders.fetch_add(1, Ordering::Relaxed);
-        let rendered = self.renderer.render(file, spec, Priority::Request).await;
+        let rendered = match self.source(file, spec, Priority::Request).await {
+            Ok(source) => self.renderer.render(source, spec, Priority::Request).await,
+            Err(e) => Err(e),
+        };
         let (renderer, stats, mut kept) = (self.renderer.clone(), self.stats.clone(), rendered.as_ref().ok().cloned());
         let room = kept.as_ref().and_then(|variant| self.backlog.reserve(variant.bytes.len()));
         if kept.is_some() && room.is_none() {
@@ -259,7 +264,8 @@ impl Variants {
             Turn::Waited => None,
         };
         let kept = async {
-            let variant = self.renderer.render(file, spec, Priority::Background).await?;
+            let source = self.source(file, spec, Priority::Background).await?;
+            let variant = self.renderer.render(source, spec, Priority::Background).await?;
             self.renderer.persist(&key, &variant, now_ms(), Keep::Pinned).await
         }
         .await;
@@ -267,6 +273,74 @@ impl Variants {
             held.release().await;
         }
         kept.map(|()| true)
+    }
+
+    /// What a render of `spec` reads of `file`: its working copy where its format has one and the original
+    /// allows it (docs/formats.md, "Working copies"), made and kept first if need be; else the original.
+    /// The working copy itself is always rendered from the original. A copy that cannot be made (a store
+    /// that refuses it) leaves the render to the original, and the next render tries again.
+    async fn source(&self, file: &FileRecord, spec: &VariantSpec, priority: Priority) -> Result<Bytes, VariantError> {
+        let (sources, store) = (&self.renderer.sources, self.renderer.store.as_ref());
+        if spec.is_working_copy() {
+            return sources.original(store, file).await;
+        }
+        let has_copy = ImageType::from_mime(file.raw_type.as_str()).is_some_and(|t| t.info().working_copy);
+        // An original kept in memory does not stand for a file that may have a working copy by now (made
+        // by a job on another node).
+        match sources.kept(&file.id).await {
+            Some(RenderSource::WorkingCopy(copy)) => return Ok(copy),
+            Some(RenderSource::Original(original)) if !has_copy => return Ok(original),
+            _ => {}
+        }
+        let copy_key = VariantSpec::working_copy().key(&file.id);
+        if has_copy && let Some(copy) = self.renderer.stored(&copy_key).await? {
+            sources.keep(&file.id, RenderSource::WorkingCopy(copy.bytes.clone())).await;
+            return Ok(copy.bytes);
+        }
+        let original = sources.original(store, file).await?;
+        if !has_copy || !reads_working_copy(&original, self.renderer.options()) {
+            return Ok(original);
+        }
+        match self.make_working_copy(&copy_key, original.clone(), priority).await {
+            Ok(copy) => {
+                sources.keep(&file.id, RenderSource::WorkingCopy(copy.clone())).await;
+                Ok(copy)
+            }
+            // The original says what is wrong with it; rendering it again would only say it twice.
+            Err(e @ VariantError::Rejected(_)) => Err(e),
+            Err(e) => {
+                tracing::warn!(error = %e, file = %file.id, "no working copy; rendering from the original");
+                Ok(original)
+            }
+        }
+    }
+
+    /// Renders the working copy `key` names from the file's `original` and keeps it (pinned), once across
+    /// nodes: whoever waited for another's render reads the stored copy. A copy the store refuses is still
+    /// this render's source (the next render makes it again).
+    async fn make_working_copy(
+        &self,
+        key: &VariantKey,
+        original: Bytes,
+        priority: Priority,
+    ) -> Result<Bytes, VariantError> {
+        let held = match self.turn(key).await {
+            Turn::Render(held) => held,
+            Turn::Waited => match self.renderer.stored(key).await? {
+                Some(copy) => return Ok(copy.bytes),
+                None => None,
+            },
+        };
+        let made = self.renderer.render(original, &VariantSpec::working_copy(), priority).await;
+        if let Ok(copy) = &made
+            && let Err(e) = self.renderer.persist(key, copy, now_ms(), Keep::Pinned).await
+        {
+            tracing::warn!(error = %e, variant = %key, "could not keep a working copy");
+        }
+        if let Some(held) = held {
+            held.release().await;
+        }
+        made.map(|copy| copy.bytes)
     }
 
     /// Keeps stored variants within `bounds`, and writes down when variants were last used once a minute
@@ -321,9 +395,9 @@ impl Variants {
         }
     }
 
-    /// Forgets every variant of a file held in memory, and its original (on delete).
+    /// Forgets every variant of a file held in memory, and its source (on delete).
     pub fn forget(&self, file_id: &FileId) {
-        self.renderer.originals.forget(file_id);
+        self.renderer.sources.forget(file_id);
         let file_id = file_id.clone();
         if let Err(e) = self.cache.invalidate_entries_if(move |key, _| key.file_id == file_id) {
             tracing::warn!(error = %e, "could not drop a deleted file's cached variants");
