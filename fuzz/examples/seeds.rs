@@ -251,9 +251,8 @@ fn tiff_gray_float(w: u32, h: u32) -> Vec<u8> {
 }
 
 /// A `w`×`h` (even sides) YCbCr TIFF with 2×2-subsampled chroma (Rec. 601, full range), uncompressed in
-/// one strip, as cameras write it: the layout the tiff crate refuses and the pipeline reads itself. Written
-/// by hand (the tiff crate's encoder does not subsample): little-endian, tags in order, `BitsPerSample`'s
-/// three values after the IFD, then the data units (four luma samples, Cb, Cr).
+/// one strip, as cameras write it: the layout the tiff crate refuses and the pipeline reads itself
+/// (`samples::ycbcr_subsampled_tiff` writes the file around the data units made here).
 fn tiff_ycbcr_subsampled(w: u32, h: u32) -> Vec<u8> {
     let rgb = picture(w, h);
     let mut units = Vec::new();
@@ -270,30 +269,7 @@ fn tiff_ycbcr_subsampled(w: u32, h: u32) -> Vec<u8> {
             units.extend([(cb / 4.0).round() as u8, (cr / 4.0).round() as u8]);
         }
     }
-    let entry = |tag: u16, kind: u16, count: u32, value: u32| {
-        [&tag.to_le_bytes()[..], &kind.to_le_bytes(), &count.to_le_bytes(), &value.to_le_bytes()].concat()
-    };
-    let (short, long) = (3, 4);
-    let strip_len = u32::try_from(units.len()).expect("small");
-    let entries = [
-        entry(256, long, 1, w),
-        entry(257, long, 1, h),
-        entry(258, short, 3, 134),
-        entry(259, short, 1, 1),
-        entry(262, short, 1, 6),
-        entry(273, long, 1, 140),
-        entry(277, short, 1, 3),
-        entry(278, long, 1, h),
-        entry(279, long, 1, strip_len),
-        entry(530, short, 2, 2 | (2 << 16)),
-    ];
-    let mut tiff = b"II*\0\x08\0\0\0".to_vec();
-    tiff.extend_from_slice(&10u16.to_le_bytes());
-    entries.iter().for_each(|e| tiff.extend_from_slice(e));
-    tiff.extend_from_slice(&[0; 4]);
-    tiff.extend_from_slice(&[8, 0, 8, 0, 8, 0]);
-    tiff.extend_from_slice(&units);
-    tiff
+    shutterbox_pipeline::samples::ycbcr_subsampled_tiff(w, h, &units)
 }
 
 fn cmyk_of(rgb: &[u8]) -> Vec<u8> {

@@ -231,7 +231,6 @@ fn subsampled_ycbcr(
     if ![1, 2, 4].contains(&h) || ![1, 2, 4].contains(&v) {
         return Err(PipelineError::Decode(format!("YCbCr subsampling {h}x{v} is not one TIFF defines")));
     }
-    let tag = |decoder: &mut PageDecoder<'_>, tag| decoder.find_tag_unsigned::<u32>(tag).ok().flatten();
     if tag(decoder, Tag::PlanarConfiguration).is_some_and(|p| p != 1) {
         return Err(unsupported("in planes".into()));
     }
@@ -292,7 +291,6 @@ fn subsampled_ycbcr(
 /// 8-bit u' and v'), turned into CIE XYZ as libtiff does and then into sRGB, white at Y = 1 (as libvips
 /// shows these). None for another photometric; an error for the 24-bit coding and other layouts.
 fn logluv(decoder: &mut PageDecoder<'_>, bytes: &[u8], size: Size) -> Result<Option<DynamicImage>, PipelineError> {
-    let tag = |decoder: &mut PageDecoder<'_>, tag| decoder.find_tag_unsigned::<u32>(tag).ok().flatten();
     if tag(decoder, Tag::PhotometricInterpretation) != Some(32845) {
         return Ok(None);
     }
@@ -372,6 +370,11 @@ fn logluv_to_srgb(pixel: u32) -> [u16; 3] {
     })
 }
 
+/// An unsigned tag's value, or `None` when it is absent or not a number that fits.
+fn tag(decoder: &mut PageDecoder<'_>, tag: Tag) -> Option<u32> {
+    decoder.find_tag_unsigned::<u32>(tag).ok().flatten()
+}
+
 /// A page's strips as its tags list them, for the layouts read here rather than by the tiff crate.
 struct Strips {
     offsets: Vec<u64>,
@@ -384,11 +387,7 @@ impl Strips {
     fn of(decoder: &mut PageDecoder<'_>, height: usize) -> Result<Self, PipelineError> {
         let offsets = decoder.get_tag_u64_vec(Tag::StripOffsets).map_err(PipelineError::decode)?;
         let counts = decoder.get_tag_u64_vec(Tag::StripByteCounts).map_err(PipelineError::decode)?;
-        let rows = decoder
-            .find_tag_unsigned::<u32>(Tag::RowsPerStrip)
-            .ok()
-            .flatten()
-            .map_or(height, |r| (r as usize).clamp(1, height.max(1)));
+        let rows = tag(decoder, Tag::RowsPerStrip).map_or(height, |r| (r as usize).clamp(1, height.max(1)));
         Ok(Self { offsets, counts, rows })
     }
 
@@ -678,30 +677,7 @@ mod tests {
     /// A 4×2 YCbCr TIFF subsampled 2×2, uncompressed, in one strip: two data units of four luma samples,
     /// then Cb and Cr each. Little-endian, tags in order, `BitsPerSample`'s three values after the IFD.
     fn subsampled(units: [[u8; 6]; 2]) -> Vec<u8> {
-        let entry = |tag: u16, kind: u16, count: u32, value: u32| {
-            [&tag.to_le_bytes()[..], &kind.to_le_bytes(), &count.to_le_bytes(), &value.to_le_bytes()].concat()
-        };
-        let (short, long) = (3, 4);
-        let entries = [
-            entry(256, short, 1, 4),
-            entry(257, short, 1, 2),
-            entry(258, short, 3, 134),
-            entry(259, short, 1, 1),
-            entry(262, short, 1, 6),
-            entry(273, long, 1, 140),
-            entry(277, short, 1, 3),
-            entry(278, short, 1, 2),
-            entry(279, long, 1, 12),
-            entry(530, short, 2, 2 | (2 << 16)),
-        ];
-        let mut tiff = b"II*\0\x08\0\0\0".to_vec();
-        tiff.extend_from_slice(&10u16.to_le_bytes());
-        entries.iter().for_each(|e| tiff.extend_from_slice(e));
-        tiff.extend_from_slice(&[0; 4]);
-        tiff.extend_from_slice(&[8, 0, 8, 0, 8, 0]);
-        assert_eq!(tiff.len(), 140);
-        units.iter().for_each(|u| tiff.extend_from_slice(u));
-        tiff
+        crate::samples::ycbcr_subsampled_tiff(4, 2, units.as_flattened())
     }
 
     #[test]

@@ -625,6 +625,38 @@ pub fn with_icc_profile(jpeg: &[u8], icc: &[u8]) -> Result<Vec<u8>, String> {
     Ok(out)
 }
 
+/// A little-endian TIFF of one uncompressed strip of 2×2-subsampled YCbCr (`YCbCrSubSampling` 2, 2): for
+/// each 2×2 block, left to right and top to bottom, its four lumas row by row, then its Cb and Cr — a camera
+/// layout the tiff crate refuses and `crate::tiff` reads itself. `width` and `height` are even and `units`
+/// holds six bytes per block.
+pub fn ycbcr_subsampled_tiff(width: u32, height: u32, units: &[u8]) -> Vec<u8> {
+    let entry = |tag: u16, kind: u16, count: u32, value: u32| {
+        [&tag.to_le_bytes()[..], &kind.to_le_bytes(), &count.to_le_bytes(), &value.to_le_bytes()].concat()
+    };
+    let (short, long) = (3, 4);
+    // Header (8), entry count (2), 10 entries (120), next IFD (4), BitsPerSample's three values (6).
+    const DATA: u32 = 140;
+    let entries = [
+        entry(256, long, 1, width),
+        entry(257, long, 1, height),
+        entry(258, short, 3, DATA - 6),
+        entry(259, short, 1, 1),
+        entry(262, short, 1, 6),
+        entry(273, long, 1, DATA),
+        entry(277, short, 1, 3),
+        entry(278, long, 1, height),
+        entry(279, long, 1, u32::try_from(units.len()).unwrap_or(u32::MAX)),
+        entry(530, short, 2, 2 | (2 << 16)),
+    ];
+    let mut tiff = b"II*\0\x08\0\0\0".to_vec();
+    tiff.extend_from_slice(&10u16.to_le_bytes());
+    entries.iter().for_each(|e| tiff.extend_from_slice(e));
+    tiff.extend_from_slice(&[0; 4]);
+    tiff.extend_from_slice(&[8, 0, 8, 0, 8, 0]);
+    tiff.extend_from_slice(units);
+    tiff
+}
+
 /// HEIC through libheif's HEVC encoder (x265), 8-bit 4:2:0.
 #[cfg(feature = "heic")]
 fn heic(rgba: &RgbaImage, alpha: bool) -> Result<Vec<u8>, String> {
