@@ -22,7 +22,8 @@
 // ftyp brands) whose metadata fails or whose compression is HEVC, and for JPEG XL files, the reference is
 // the format's own decoder from Debian (`apt-get install libheif-examples libjxl-tools`): heif-convert (the
 // primary image, irot/imir/clap applied) or djxl (orientation applied; its PNG holds the animation's first
-// frame as the default image) writes a temporary PNG and columns 3–6 come from that PNG with sharp (not
+// frame as the default image; for an image with alpha deeper than 8 bits, which djxl 0.7 mishandles, libjxl
+// as the `imagecodecs` package bundles it, `pip install imagecodecs numpy`) writes a temporary PNG and columns 3–6 come from that PNG with sharp (not
 // oriented again); pages are heif-info's top-level images, or jxlinfo's frames of an animation (else 1).
 // Each file is given 10 s per sharp pass (strict, lenient) and per decoder run (`timeout` when over); sharp
 // runs in a child process (sharp.concurrency(1), no cache, address space capped by `ulimit -v`,
@@ -238,6 +239,12 @@ function libheifVersion() {
   heifVersion ??= (tool("heif-info", ["-h"]).text.match(/libheif version: (\S+)/) || [, "?"])[1];
   return heifVersion;
 }
+const JXL_DECODE = path.join(__dirname, "jxl-decode.py");
+let newerJxl = null;
+function newerJxlVersion() {
+  newerJxl ??= (tool("python3", [JXL_DECODE, "--version"]).text.match(/libjxl (\S+)/) || [, "?"])[1];
+  return newerJxl;
+}
 function libjxlVersion() {
   jxlVersion ??= (tool("djxl", ["--version"]).text.match(/djxl v(\S+)/) || [, "?"])[1];
   return jxlVersion;
@@ -274,16 +281,24 @@ function decodeHeif(file) {
 function decodeJxl(file) {
   for (const f of fs.readdirSync(tmp)) fs.rmSync(path.join(tmp, f));
   const out = path.join(tmp, "out.png");
-  let r = tool("djxl", [file, out, "--num_threads=1", "--quiet"]);
-  // djxl 0.7's PNG writer refuses alpha of another depth than the colour; 16 bits for both then.
-  if (!r.ok && !r.timedOut && /Alpha bit depth does not match/.test(r.text)) {
-    r = tool("djxl", [file, out, "--num_threads=1", "--quiet", "--bits_per_sample=16"]);
+  const info = tool("jxlinfo", [file]).text;
+  // djxl 0.7 writes the alpha of an image deeper than 8 bits unscaled into a 16-bit PNG (a 12-bit alpha
+  // reads as ~6 % opaque), and refuses some such files outright ("Alpha bit depth does not match"). Those
+  // are decoded by a newer libjxl (scripts/jxl-decode.py); the corpus's are sRGB, so a PNG without a
+  // profile loses nothing.
+  const [, bits = "8", channels = ""] = info.match(/(\d+)-bit (\S+)/) || [];
+  if (Number(bits) > 8 && /A$|Alpha/.test(channels)) {
+    const r = tool("python3", [JXL_DECODE, file, out, bits]);
+    if (r.timedOut) return { error: "timeout" };
+    if (!r.ok || !fs.existsSync(out)) return { error: decoderMessage(r.text) };
+    return { png: out, pages: 1, decoder: `libjxl ${newerJxlVersion()}` };
   }
+  const r = tool("djxl", [file, out, "--num_threads=1", "--quiet"]);
+  const decoder = `libjxl ${libjxlVersion()}`;
   if (r.timedOut) return { error: "timeout" };
   if (!r.ok || !fs.existsSync(out)) return { error: decoderMessage(r.text) };
-  const info = tool("jxlinfo", [file]).text;
   const frames = info.split("\n").filter((l) => /^frame:/.test(l)).length;
-  return { png: out, pages: /^JPEG XL animation/m.test(info) ? Math.max(1, frames) : 1 };
+  return { png: out, pages: /^JPEG XL animation/m.test(info) ? Math.max(1, frames) : 1, decoder };
 }
 
 function row(rel, outcome, w, h, pages, fp, message, lenient, reference) {
@@ -312,8 +327,8 @@ function renderedRow(rel, format, res, pages, lenient, reference, file) {
     const isHeif = !isAvif && brands && brands.some((b) => HEIF_BRANDS.has(b))
       && strict && (strict.metaError || (strict.meta && strict.meta.compression === "hevc"));
     if (isJxl || isHeif) {
-      const reference = isJxl ? `libjxl ${libjxlVersion()}` : `libheif ${libheifVersion()}`;
       const d = isJxl ? decodeJxl(file) : decodeHeif(file);
+      const reference = d.decoder || (isJxl ? `libjxl ${libjxlVersion()}` : `libheif ${libheifVersion()}`);
       if (d.error) { lines.push(refusedRow(rel, d.error, "no", reference, file)); continue; }
       const res = await ask({ file: d.png, orient: false, lenient: false });
       const len = await ask({ file: d.png, orient: false, lenient: true });
@@ -335,7 +350,8 @@ function renderedRow(rel, format, res, pages, lenient, reference, file) {
   if (worker && !worker.dead) worker.child.stdin.end();
 
   const v = sharp.versions;
-  const decoders = [heifVersion && `libheif ${heifVersion} (heif-convert)`, jxlVersion && `libjxl ${jxlVersion} (djxl)`]
+  const decoders = [heifVersion && `libheif ${heifVersion} (heif-convert)`, jxlVersion && `libjxl ${jxlVersion} (djxl)`,
+    newerJxl && `libjxl ${newerJxl} (imagecodecs, alpha deeper than 8 bits)`]
     .filter(Boolean).join(", ");
   console.log(`# made by \`NODE_PATH=target/tools/sharp/node_modules node scripts/corpus-reference.cjs `
     + `../shared/corpora > pipeline/tests/data/corpora-libvips.tsv\` with sharp ${v.sharp}, libvips ${v.vips}`

@@ -51,15 +51,6 @@ const KNOWN_GAPS: &[(&str, &[&str])] = &[
     ("TIFF: sample layout the tiff crate refuses", &["image-tiff/extra_bits_rgb_8b.tiff"]),
     ("TIFF: 24-bit LogLuv (its uv code table)", &["libtiff-pics/off_luv24.tif"]),
     (
-        "JPEG XL alpha or frame blending differs from libjxl's",
-        &[
-            "jxl-conformance/alpha_nonpremultiplied.jxl",
-            "jxl-conformance/alpha_triangles.jxl",
-            "jxl-conformance/blendmodes.jxl",
-            "jxl-conformance/sunset_logo.jxl",
-        ],
-    ),
-    (
         "WebP with a palette index past its palette (libwebp draws it otherwise)",
         &["libwebp-test-data/bad_palette_index.webp"],
     ),
