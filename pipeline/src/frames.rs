@@ -39,11 +39,15 @@ pub(crate) fn count_gif(bytes: &[u8], limit: u64) -> Result<u64, PipelineError> 
 }
 
 /// The size of a GIF's canvas, as libvips (libnsgif) takes it: its logical screen, grown to hold its first
-/// image where that reaches past it (a screen with a side of zero, written by some encoders, is the first
-/// image's extent); later images are clipped to it. None for a file without a header.
+/// image where that reaches past it; later images are clipped to it. A screen with a side of zero, written by
+/// some encoders, counts as 1×1, so the canvas is the first image's extent and never empty. None for a file
+/// without a header.
 pub(crate) fn gif_canvas_size(bytes: &[u8]) -> Option<(u16, u16)> {
-    let screen =
+    let mut screen =
         (u16::from_le_bytes([*bytes.get(6)?, *bytes.get(7)?]), u16::from_le_bytes([*bytes.get(8)?, *bytes.get(9)?]));
+    if screen.0 == 0 || screen.1 == 0 {
+        screen = (1, 1);
+    }
     let mut at = 13 + color_table_len(*bytes.get(10)?);
     while let Some(&block) = bytes.get(at) {
         match block {
@@ -201,6 +205,10 @@ mod tests {
         assert_eq!(gif_canvas_size(grown), Some((6, 8)));
         let inside = b"GIF89a\x09\x00\x09\x00\x00\x00\x00\x2C\x02\x00\x03\x00\x04\x00\x05\x00\x00\x02\x00\x3B";
         assert_eq!(gif_canvas_size(inside), Some((9, 9)));
+        // Screen 185×0 and a first image of 0×0 at (12337, 0) (image-gif's small-codesize crash test): the
+        // screen counts as 1×1, the image widens it, so libvips' 12337×1 and never an empty canvas.
+        let empty = b"GIF87a\xB9\x00\x00\x00\x00\x00\x00\x2C\x31\x30\x00\x00\x00\x00\x00\x00\x00\x02\x00\x3B";
+        assert_eq!(gif_canvas_size(empty), Some((12337, 1)));
     }
 
     /// An animated WebP of `frames` 4×4 frames of different colours, from libwebp's animation encoder.

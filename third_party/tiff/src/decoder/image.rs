@@ -450,9 +450,11 @@ impl Image {
     }
 
     pub(crate) fn colortype(&self) -> TiffResult<ColorType> {
+        // Shutterbox: a first extra sample of unspecified meaning is alpha too, as libtiff's readers and
+        // libvips (a 4-band sRGB or 5-band CMYK image has alpha) take it (VENDORED.md).
         let is_alpha_extra_samples = matches!(
             self.extra_samples.as_slice(),
-            [ExtraSamples::AssociatedAlpha, ..] | [ExtraSamples::UnassociatedAlpha, ..]
+            [ExtraSamples::AssociatedAlpha | ExtraSamples::UnassociatedAlpha | ExtraSamples::Unspecified, ..]
         );
 
         match self.photometric_interpretation {
