@@ -724,4 +724,30 @@ mod tests {
         let error = decode(&fax, 1 << 20).unwrap_err().to_string();
         assert!(error.contains("compression 3"), "{error}");
     }
+
+    #[test]
+    fn a_logluv_page_decodes_through_its_run_length_planes() {
+        let tiff = crate::samples::logluv32_tiff();
+        let image = decode(&tiff, 1 << 20).unwrap().to_rgb16();
+        assert_eq!(image.dimensions(), (2, 1));
+        let (white, grey) = (image.get_pixel(0, 0).0, image.get_pixel(1, 0).0);
+        assert!(white.iter().all(|&c| c > 0xF800), "{white:?}");
+        assert!(grey.iter().all(|&c| (0x4000..0x5400).contains(&c)), "{grey:?}");
+        for cut in 0..tiff.len() {
+            let _ = decode(&tiff[..cut], 1 << 20);
+        }
+    }
+
+    #[test]
+    fn a_group3_fax_page_reads_its_lines_and_a_cut_one_is_an_error_not_a_panic() {
+        // The vendored crate's Group3Reader: line 1 white, line 2 black (WhiteIsZero: black is 1 bits).
+        let fax = crate::samples::group3_fax_tiff();
+        let image = decode(&fax, 1 << 20).unwrap().to_luma8();
+        assert_eq!(image.dimensions(), (8, 2));
+        assert!(image.rows().next().unwrap().all(|p| p.0 == [255]), "{:?}", image.as_raw());
+        assert!(image.rows().nth(1).unwrap().all(|p| p.0 == [0]), "{:?}", image.as_raw());
+        for cut in 0..fax.len() {
+            let _ = decode(&fax[..cut], 1 << 20);
+        }
+    }
 }

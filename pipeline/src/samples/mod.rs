@@ -625,36 +625,105 @@ pub fn with_icc_profile(jpeg: &[u8], icc: &[u8]) -> Result<Vec<u8>, String> {
     Ok(out)
 }
 
-/// A little-endian TIFF of one uncompressed strip of 2×2-subsampled YCbCr (`YCbCrSubSampling` 2, 2): for
-/// each 2×2 block, left to right and top to bottom, its four lumas row by row, then its Cb and Cr — a camera
-/// layout the tiff crate refuses and `crate::tiff` reads itself. `width` and `height` are even and `units`
-/// holds six bytes per block.
-pub fn ycbcr_subsampled_tiff(width: u32, height: u32, units: &[u8]) -> Vec<u8> {
-    let entry = |tag: u16, kind: u16, count: u32, value: u32| {
-        [&tag.to_le_bytes()[..], &kind.to_le_bytes(), &count.to_le_bytes(), &value.to_le_bytes()].concat()
-    };
-    let (short, long) = (3, 4);
-    // Header (8), entry count (2), 10 entries (120), next IFD (4), BitsPerSample's three values (6).
-    const DATA: u32 = 140;
-    let entries = [
-        entry(256, long, 1, width),
-        entry(257, long, 1, height),
-        entry(258, short, 3, DATA - 6),
-        entry(259, short, 1, 1),
-        entry(262, short, 1, 6),
-        entry(273, long, 1, DATA),
-        entry(277, short, 1, 3),
-        entry(278, long, 1, height),
-        entry(279, long, 1, u32::try_from(units.len()).unwrap_or(u32::MAX)),
-        entry(530, short, 2, 2 | (2 << 16)),
-    ];
+/// A little-endian TIFF of one page held in one strip, `strip`: the `tags` given (each a tag and its values,
+/// in increasing tag order; SHORT when every value fits in 16 bits, else LONG), with `StripOffsets` (273) and
+/// `StripByteCounts` (279) added in their place. Values longer than an entry's four bytes follow the
+/// directory, then the strip. For layouts no encoder here writes.
+pub fn one_strip_tiff(tags: &[(u16, &[u32])], strip: &[u8]) -> Vec<u8> {
+    let strip_len = u32::try_from(strip.len()).unwrap_or(u32::MAX);
+    let mut all: Vec<(u16, Vec<u32>)> = tags.iter().map(|(tag, values)| (*tag, values.to_vec())).collect();
+    all.extend([(273, vec![0]), (279, vec![strip_len])]);
+    all.sort_by_key(|(tag, _)| *tag);
+    let short = |tag: u16, values: &[u32]| tag != 273 && tag != 279 && values.iter().all(|&v| v <= 0xFFFF);
+    let size = |tag: u16, values: &[u32]| values.len() * if short(tag, values) { 2 } else { 4 };
+    let mut outside = 8 + 2 + 12 * all.len() + 4;
+    let strip_at = outside + all.iter().map(|(t, v)| size(*t, v)).filter(|&n| n > 4).sum::<usize>();
     let mut tiff = b"II*\0\x08\0\0\0".to_vec();
-    tiff.extend_from_slice(&10u16.to_le_bytes());
-    entries.iter().for_each(|e| tiff.extend_from_slice(e));
+    tiff.extend_from_slice(&(all.len() as u16).to_le_bytes());
+    let mut after = Vec::new();
+    for (tag, values) in &mut all {
+        if *tag == 273 {
+            values[0] = u32::try_from(strip_at).unwrap_or(u32::MAX);
+        }
+        let bytes: Vec<u8> = if short(*tag, values) {
+            values.iter().flat_map(|&v| (v as u16).to_le_bytes()).collect()
+        } else {
+            values.iter().flat_map(|&v| v.to_le_bytes()).collect()
+        };
+        let kind: u16 = if short(*tag, values) { 3 } else { 4 };
+        tiff.extend_from_slice(&tag.to_le_bytes());
+        tiff.extend_from_slice(&kind.to_le_bytes());
+        tiff.extend_from_slice(&(values.len() as u32).to_le_bytes());
+        if bytes.len() <= 4 {
+            tiff.extend_from_slice(&bytes);
+            tiff.resize(tiff.len() + 4 - bytes.len(), 0);
+        } else {
+            tiff.extend_from_slice(&(outside as u32).to_le_bytes());
+            outside += bytes.len();
+            after.extend_from_slice(&bytes);
+        }
+    }
     tiff.extend_from_slice(&[0; 4]);
-    tiff.extend_from_slice(&[8, 0, 8, 0, 8, 0]);
-    tiff.extend_from_slice(units);
+    tiff.extend_from_slice(&after);
+    tiff.extend_from_slice(strip);
     tiff
+}
+
+/// A TIFF of one uncompressed strip of 2×2-subsampled YCbCr (`YCbCrSubSampling` 2, 2): for each 2×2 block,
+/// left to right and top to bottom, its four lumas row by row, then its Cb and Cr — a camera layout the
+/// tiff crate refuses and `crate::tiff` reads itself. `width` and `height` are even and `units` holds six
+/// bytes per block.
+pub fn ycbcr_subsampled_tiff(width: u32, height: u32, units: &[u8]) -> Vec<u8> {
+    let tags: [(u16, &[u32]); 8] = [
+        (256, &[width]),
+        (257, &[height]),
+        (258, &[8, 8, 8]),
+        (259, &[1]),
+        (262, &[6]),
+        (277, &[3]),
+        (278, &[height]),
+        (530, &[2, 2]),
+    ];
+    one_strip_tiff(&tags, units)
+}
+
+/// An 8×2 fax page in CCITT Group 3, one-dimensional (compression 3, `T4Options` 0, MSB first, no fill
+/// bits): its first line white, its second black, each line after an EOL — what a fax machine's TIFF
+/// holds, and the layout the vendored tiff crate's `Group3Reader` reads.
+pub fn group3_fax_tiff() -> Vec<u8> {
+    // EOL, white run of 8 (10011); EOL, white run of 0 (00110101), black run of 8 (000101); zero padding.
+    let bits = "000000000001".to_owned() + "10011" + "000000000001" + "00110101" + "000101";
+    let mut strip: Vec<u8> = bits
+        .as_bytes()
+        .chunks(8)
+        .map(|chunk| chunk.iter().enumerate().fold(0u8, |byte, (i, &bit)| byte | (u8::from(bit == b'1') << (7 - i))))
+        .collect();
+    strip.push(0);
+    let tags: [(u16, &[u32]); 7] =
+        [(256, &[8]), (257, &[2]), (258, &[1]), (259, &[3]), (262, &[0]), (277, &[1]), (278, &[2])];
+    one_strip_tiff(&tags, &strip)
+}
+
+/// A 2×1 SGI LogLuv TIFF (photometric 32845, 32-bit pixels in libtiff's run-length coding, compression
+/// 34676): white at luminance 1, then a sixteenth of it, both neutral — the HDR layout `crate::tiff` decodes
+/// itself.
+pub fn logluv32_tiff() -> Vec<u8> {
+    // 15-bit log luminance (16384 is Y = 1), then 8-bit u' and v' (81, 192: near D65).
+    let pixels: [u32; 2] = [(16384 << 16) | (81 << 8) | 192, ((16384 - 4 * 256) << 16) | (81 << 8) | 192];
+    // One row: each byte plane, most significant first, as a literal run of two.
+    let strip: Vec<u8> =
+        [24, 16, 8, 0].iter().flat_map(|shift| [2, (pixels[0] >> shift) as u8, (pixels[1] >> shift) as u8]).collect();
+    let tags: [(u16, &[u32]); 8] = [
+        (256, &[2]),
+        (257, &[1]),
+        (258, &[16, 16, 16]),
+        (259, &[34676]),
+        (262, &[32845]),
+        (277, &[3]),
+        (278, &[1]),
+        (339, &[2, 2, 2]),
+    ];
+    one_strip_tiff(&tags, &strip)
 }
 
 /// HEIC through libheif's HEVC encoder (x265), 8-bit 4:2:0.
