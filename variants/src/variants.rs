@@ -294,6 +294,8 @@ impl Variants {
         }
         let copy_key = VariantSpec::working_copy().key(&file.id);
         if has_copy && let Some(copy) = self.renderer.stored(&copy_key).await? {
+            // Read as a variant is: its recency counts when the variant store's budget evicts.
+            self.renderer.access.note(&copy_key);
             sources.keep(&file.id, RenderSource::WorkingCopy(copy.bytes.clone())).await;
             return Ok(copy.bytes);
         }
