@@ -287,17 +287,13 @@ function decodeJxl(file) {
   // are decoded by a newer libjxl (scripts/jxl-decode.py); the corpus's are sRGB, so a PNG without a
   // profile loses nothing.
   const [, bits = "8", channels = ""] = info.match(/(\d+)-bit (\S+)/) || [];
-  if (Number(bits) > 8 && /A$|Alpha/.test(channels)) {
-    const r = tool("python3", [JXL_DECODE, file, out, bits]);
-    if (r.timedOut) return { error: "timeout" };
-    if (!r.ok || !fs.existsSync(out)) return { error: decoderMessage(r.text) };
-    return { png: out, pages: 1, decoder: `libjxl ${newerJxlVersion()}` };
-  }
-  const r = tool("djxl", [file, out, "--num_threads=1", "--quiet"]);
-  const decoder = `libjxl ${libjxlVersion()}`;
+  const deepAlpha = Number(bits) > 8 && /A$|Alpha/.test(channels);
+  const r = deepAlpha ? tool("python3", [JXL_DECODE, file, out, bits])
+    : tool("djxl", [file, out, "--num_threads=1", "--quiet"]);
   if (r.timedOut) return { error: "timeout" };
   if (!r.ok || !fs.existsSync(out)) return { error: decoderMessage(r.text) };
   const frames = info.split("\n").filter((l) => /^frame:/.test(l)).length;
+  const decoder = deepAlpha ? `libjxl ${newerJxlVersion()}` : `libjxl ${libjxlVersion()}`;
   return { png: out, pages: /^JPEG XL animation/m.test(info) ? Math.max(1, frames) : 1, decoder };
 }
 
