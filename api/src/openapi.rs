@@ -407,7 +407,7 @@ fn public_routes(transformation_params: &[Value]) -> Vec<(String, Value)> {
 
 #[cfg(test)]
 mod tests {
-    use shutterbox_pipeline::{PARAMS, ParamKind, ParamSpec};
+    use shutterbox_pipeline::{Gravity, PARAMS, ParamKind, ParamSpec};
 
     use super::*;
 
@@ -437,7 +437,7 @@ mod tests {
                 json!([{ "type": "integer", "minimum": 1, "maximum": 100 }, { "type": "string", "enum": ["auto"] }]),
                 "{place} {name}"
             ),
-            ParamKind::Border | ParamKind::Crop => {
+            ParamKind::Border | ParamKind::Crop | ParamKind::Gravity => {
                 assert_eq!(schema["type"], "string", "{place} {name}");
                 assert!(schema["pattern"].is_string(), "{place} {name}: a pattern");
             }
@@ -495,6 +495,9 @@ mod tests {
                 ParamKind::Quality => vec!["integer 1–100, or `auto`".into()],
                 ParamKind::Border => vec!["`<width>_<hex colour>`".into()],
                 ParamKind::Crop => vec!["`x,y,width,height`".into()],
+                ParamKind::Gravity => {
+                    Gravity::names().into_iter().map(|v| format!("`{v}`")).chain(["`fp:X,Y`".to_owned()]).collect()
+                }
             };
             for part in expected {
                 assert!(values.contains(&part), "docs/transformations.md, {}: {values:?} lacks {part:?}", spec.name);
@@ -503,7 +506,7 @@ mod tests {
     }
 }
 
-/// The body's `border` and `crop` patterns (poem-openapi refuses a body that does not match them) and the
+/// The body's `border`, `crop` and `gravity` patterns (poem-openapi refuses a body that does not match them) and the
 /// parser agree: every value the schema accepts, delivery accepts, and every value delivery accepts without
 /// surrounding white space (which the parser trims and the border schema does not allow) matches the
 /// schema, but for crops beyond any image (`beyond_any_image`). Over 200,000 seeded random values per
@@ -527,13 +530,15 @@ mod pattern_tests {
         value.split(|c: char| !c.is_ascii_digit()).any(|digits| digits.len() >= 10)
     }
 
-    fn check(name: &str, alphabet: &[u8], edges: &[&str]) {
+    /// Random values are `prefix` and up to 15 characters of `alphabet`.
+    fn check(name: &str, prefix: &str, alphabet: &[u8], edges: &[&str]) {
         let document: Value = serde_json::from_str(&spec_json()).unwrap();
         let schema = pattern(&document, name);
         let mut rng = StdRng::seed_from_u64(38);
         let random = (0..200_000).map(|_| {
             let len = rng.random_range(0..16);
-            (0..len).map(|_| alphabet[rng.random_range(0..alphabet.len())] as char).collect::<String>()
+            let tail: String = (0..len).map(|_| alphabet[rng.random_range(0..alphabet.len())] as char).collect();
+            format!("{prefix}{tail}")
         });
         let (mut accepted, mut refused) = (0, 0);
         for value in edges.iter().map(|e| (*e).to_owned()).chain(random) {
@@ -553,8 +558,31 @@ mod pattern_tests {
     fn the_border_pattern_is_the_parsers_grammar() {
         check(
             "border",
+            "",
             b"0011119_#aAfFgG+- ",
             &["1_fff", "1000_00000000", "0001000_#ABCDEF", "+5_fff", "0_fff", "1001_fff", "5_ffff", "5_", "_fff"],
+        );
+    }
+
+    #[test]
+    fn the_gravity_pattern_is_the_parsers_grammar() {
+        check(
+            "gravity",
+            "fp:",
+            b"0000111.., 95e+",
+            &[
+                "center",
+                "centre",
+                "northwest",
+                "entropy",
+                "fp:0,0",
+                "fp:1,1",
+                "fp: .5 , 1.000 ",
+                "fp:1.01,0",
+                "fp:.,0",
+                "fp:2,0",
+                "fp:0,01",
+            ],
         );
     }
 
@@ -562,6 +590,7 @@ mod pattern_tests {
     fn the_crop_pattern_is_the_parsers_grammar() {
         check(
             "crop",
+            "",
             b"0011923,,,, +-a",
             &["0,0,1,1", " 1 , 2 , 3 , 4 ", "+0,+0,+1,+1", "0,0,0,1", "1,2,3", "4294967295,0,1,1", "0,0,1,1,1"],
         );

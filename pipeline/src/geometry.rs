@@ -26,7 +26,10 @@
 //! Pure arithmetic: no I/O, no panics, for any input (a source with a zero side yields a plan that changes nothing; a
 //! requested side of 0 counts as not given, as sharp accepts only 1 and up).
 
-use crate::params::Fit;
+use crate::{
+    gravity::{Gravity, Interest},
+    params::Fit,
+};
 
 /// A width and height in pixels.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -75,8 +78,12 @@ pub struct ResizePlan {
     pub source: Size,
     /// The size the source is scaled to, before any crop or padding.
     pub scaled: Size,
-    /// `cover`: the part of the scaled image that is kept.
+    /// `cover`: the part of the scaled image that is kept. Its size is decided; so is its place unless
+    /// `interest` is set, when the scaled pixels choose it.
     pub crop: Option<Rect>,
+    /// `gravity=attention|entropy`: the crop's place is chosen from the scaled pixels by this measure
+    /// (`crate::gravity::choose`).
+    pub interest: Option<Interest>,
     /// `contain`: the padding added around the scaled image.
     pub padding: Option<Padding>,
     /// The final size.
@@ -95,7 +102,27 @@ impl ResizePlan {
     }
 
     fn unchanged(source: Size) -> Self {
-        Self { source, scaled: source, crop: None, padding: None, output: source }
+        Self { source, scaled: source, crop: None, padding: None, interest: None, output: source }
+    }
+
+    /// This plan with its crop placed by `gravity` (`crate::gravity`); the size of everything stays.
+    pub fn with_gravity(mut self, gravity: Gravity) -> Self {
+        let Some(rect) = self.crop else { return self };
+        let window = Size::new(rect.width, rect.height);
+        match gravity.place(self.scaled, window) {
+            Some((x, y)) => self.crop = Some(Rect { x, y, ..rect }),
+            None => self.interest = gravity.interest(),
+        }
+        self
+    }
+
+    /// The plan with its crop's place fixed at `rect`'s (chosen from one frame's pixels, for every frame).
+    pub fn pinned(mut self, rect: Rect) -> Self {
+        if self.crop.is_some() {
+            self.crop = Some(rect);
+            self.interest = None;
+        }
+        self
     }
 }
 
@@ -121,7 +148,7 @@ pub fn plan_resize(src_w: u32, src_h: u32, w: Option<u32>, h: Option<u32>, fit: 
             let crop = Rect { x: ceil_half(scaled.width - width), y: ceil_half(scaled.height - height), width, height };
             let output = Size::new(width, height);
             let crop = (output != scaled).then_some(crop);
-            ResizePlan { source, scaled, crop, padding: None, output }
+            ResizePlan { source, scaled, crop, padding: None, interest: None, output }
         }
         Fit::Contain if scaled != box_size => {
             let output = Size::new(box_size.width.max(scaled.width), box_size.height.max(scaled.height));
@@ -129,9 +156,9 @@ pub fn plan_resize(src_w: u32, src_h: u32, w: Option<u32>, h: Option<u32>, fit: 
             let (top, bottom) = split_padding(output.height - scaled.height);
             let padding = Padding { left, top, right, bottom };
             let padding = (!padding.is_zero()).then_some(padding);
-            ResizePlan { source, scaled, crop: None, padding, output }
+            ResizePlan { source, scaled, crop: None, padding, interest: None, output }
         }
-        _ => ResizePlan { source, scaled, crop: None, padding: None, output: scaled },
+        _ => ResizePlan { source, scaled, crop: None, padding: None, interest: None, output: scaled },
     }
 }
 

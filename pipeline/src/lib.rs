@@ -10,6 +10,8 @@
 //! - `image_type` is the one table of image formats: names, extension, media type, what is read and written.
 //! - `geometry` plans a resize (scaled size, `cover` crop, `contain` padding, output size) from the source
 //!   size, `w`, `h` and `fit`, matching sharp's `resize({ fit, withoutEnlargement: true })` exactly.
+//! - `gravity` places a `cover` crop's window: by compass or focal point, or from the scaled pixels
+//!   (`attention`, `entropy`, as libvips' smartcrop).
 //! - `working_copy` says which sources renders read through a full-size JPEG copy (HEIC, JPEG XL).
 //! - `placeholder` draws the thumbnails of files that have no picture of their own.
 
@@ -25,6 +27,7 @@ pub mod geometry;
 mod gif_canvas;
 mod gif_lzw;
 mod gif_palette;
+mod gravity;
 #[cfg(feature = "heic")]
 mod heic;
 mod heif;
@@ -56,11 +59,12 @@ pub use encode::OutputFormat;
 pub use encode::Rendered;
 pub use error::PipelineError;
 pub use geometry::{Padding, Rect, ResizePlan, Size, plan_resize};
+pub use gravity::{FOCAL_UNITS, FocalPoint, Gravity, Interest};
 pub use image_type::{IMAGE_TYPES, ImageType, ImageTypeInfo};
 pub use options::{DEFAULT_MAX_ANIMATION_PIXELS, DEFAULT_MAX_FRAMES, RenderOptions};
 pub use params::{Border, Crop, Fit, Format, PARAMS, ParamError, ParamKind, ParamSpec, Quality, Transform};
 pub use placeholder::{PLACEHOLDER_SIZE, PlaceholderKind, placeholder_png};
 pub use plan::{Target, choose_auto_quality, output_size, shrink_on_load};
-pub use render::render;
+pub use render::{crop_window, render};
 pub use source::SourceFormat;
 pub use working_copy::{WORKING_COPY_QUALITY, WORKING_COPY_TARGET, reads_working_copy, working_copy_transform};

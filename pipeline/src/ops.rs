@@ -11,7 +11,7 @@ use image::{DynamicImage, GenericImageView, Rgba, RgbaImage, imageops};
 
 use crate::{
     PipelineError,
-    geometry::{ResizePlan, Size},
+    geometry::{Rect, ResizePlan, Size},
     params::{Border, Crop},
 };
 
@@ -128,12 +128,36 @@ fn lanczos3(x: f64) -> f64 {
 /// Resizes following `plan`: scale (Lanczos3, alpha-aware), then `cover`'s crop or `contain`'s padding.
 /// The image may be smaller than `plan.source` (shrunk on load): it is scaled to `plan.scaled` all the same.
 pub fn resize(image: DynamicImage, plan: &ResizePlan) -> Result<DynamicImage, PipelineError> {
+    resize_choosing(image, plan).map(|(image, _)| image)
+}
+
+/// `resize`, and the crop's window where the scaled pixels chose it (`gravity=attention|entropy`), so an
+/// animation's later frames can take the first frame's.
+pub(crate) fn resize_choosing(
+    image: DynamicImage,
+    plan: &ResizePlan,
+) -> Result<(DynamicImage, Option<Rect>), PipelineError> {
     let mut image =
         if plan.scaled == Size::new(image.width(), image.height()) { image } else { scale(image, plan.scaled)? };
-    if let Some(rect) = plan.crop {
+    let mut chosen = None;
+    if let Some(mut rect) = plan.crop {
+        if let Some(interest) = plan.interest {
+            rect = crate::gravity::choose(&image, Size::new(rect.width, rect.height), interest);
+            chosen = Some(rect);
+        }
         image = image.crop_imm(rect.x, rect.y, rect.width, rect.height);
     }
-    Ok(pad(image, plan))
+    Ok((pad(image, plan), chosen))
+}
+
+/// An RGBA image scaled to `to` (Lanczos3), for analysis rather than output.
+pub(crate) fn scale_rgba(image: &RgbaImage, to: Size) -> RgbaImage {
+    let source = DynamicImage::ImageRgba8(image.clone());
+    match scale(source, to) {
+        Ok(DynamicImage::ImageRgba8(scaled)) => scaled,
+        // The resizer takes RGBA8 to RGBA8; should it not, the nearest pixel of each is as good a sample.
+        _ => imageops::resize(image, to.width.max(1), to.height.max(1), imageops::FilterType::Nearest),
+    }
 }
 
 /// The plan's last step: `image`, scaled (and cropped) already, on a transparent canvas of the output size

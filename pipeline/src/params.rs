@@ -1,12 +1,12 @@
 //! Transformation parameters (docs/transformations.md): `format`, `w`, `h`, `fit`, `q`, `blur`, `sharp`, `gray`,
-//! `rot`, `border`, `crop`, `anim`. Parsing validates each against its range and yields a `Transform` whose
+//! `rot`, `border`, `crop`, `anim`, `gravity`. Parsing validates each against its range and yields a `Transform` whose
 //! `canonical()` text fills in defaults and fixes the order, so two URLs asking for the same output share one
 //! cache entry. Unknown parameters are ignored (and never reach the cache key); a repeated parameter is an
 //! error rather than a guess at which one was meant.
 
 use std::fmt::{self, Write};
 
-use crate::image_type::ImageType;
+use crate::{gravity::Gravity, image_type::ImageType};
 
 /// Largest accepted `w`, `h`.
 pub const MAX_DIMENSION: u32 = 5000;
@@ -177,6 +177,8 @@ pub struct Transform {
     pub crop: Option<Crop>,
     /// `anim=false`: the first frame of an animation, as a still, whatever the output format.
     pub still: bool,
+    /// Where a `cover` crop takes its window (`crate::gravity`).
+    pub gravity: Gravity,
 }
 
 /// What a parameter's value is: what the parser accepts, and what the API documents (the OpenAPI document,
@@ -197,6 +199,8 @@ pub enum ParamKind {
     Border,
     /// `x,y,width,height`, whole numbers, width and height above 0.
     Crop,
+    /// One of the names `Gravity::names` gives, or `fp:X,Y` with X and Y from 0 to 1.
+    Gravity,
 }
 
 /// A delivery parameter: its name in a query and what its value is.
@@ -210,7 +214,7 @@ pub struct ParamSpec {
 /// a row here and its arm in `Transform::apply` (plus its step in the pipeline); the tests that hold the
 /// parser, the transform-url body, the OpenAPI document and docs/transformations.md to this table fail
 /// until every place knows it.
-pub const PARAMS: [ParamSpec; 12] = [
+pub const PARAMS: [ParamSpec; 13] = [
     ParamSpec { name: "format", kind: ParamKind::OneOf { values: Format::names } },
     ParamSpec { name: "w", kind: ParamKind::Integer { min: 1, max: MAX_DIMENSION as i64 } },
     ParamSpec { name: "h", kind: ParamKind::Integer { min: 1, max: MAX_DIMENSION as i64 } },
@@ -223,6 +227,7 @@ pub const PARAMS: [ParamSpec; 12] = [
     ParamSpec { name: "border", kind: ParamKind::Border },
     ParamSpec { name: "crop", kind: ParamKind::Crop },
     ParamSpec { name: "anim", kind: ParamKind::Boolean },
+    ParamSpec { name: "gravity", kind: ParamKind::Gravity },
 ];
 
 /// The parameter named `name`, if it is one.
@@ -245,6 +250,7 @@ impl ParamSpec {
             ParamKind::Crop => {
                 "x,y,width,height with whole non-negative numbers and a non-zero width and height".into()
             }
+            ParamKind::Gravity => format!("one of {}, or fp:X,Y with X and Y from 0 to 1", Gravity::names().join(", ")),
         }
     }
 }
@@ -370,6 +376,7 @@ impl Transform {
             "border" => self.border = Some(border(spec, value)?),
             "crop" => self.crop = Some(crop(spec, value)?),
             "anim" => self.still = !boolean(spec, value)?,
+            "gravity" => self.gravity = Gravity::parse(value).ok_or_else(|| invalid(spec, value))?,
             // Every row has its arm (`every_parameter_is_parsed`).
             _ => {}
         }
@@ -417,6 +424,11 @@ impl Transform {
         // Only when asked for, so the keys of every variant made before `anim` existed stay what they were.
         if self.still {
             out.push_str("&anim=0");
+        }
+        // Only where it places a window (a `cover` crop needs both sides), and only when not the default,
+        // so every key made before `gravity` existed stays what it was.
+        if self.gravity != Gravity::Center && self.fit == Fit::Cover && self.width.is_some() && self.height.is_some() {
+            let _ = write!(out, "&gravity={}", self.gravity.canonical());
         }
         out
     }
@@ -466,6 +478,9 @@ impl Transform {
         }
         if self.still {
             pairs.push("anim=false".to_owned());
+        }
+        if self.gravity != Gravity::Center {
+            pairs.push(format!("gravity={}", self.gravity.canonical()));
         }
         pairs.join("&")
     }
@@ -580,6 +595,10 @@ mod tests {
                     vec!["0_fff".into(), format!("{}_fff", MAX_BORDER + 1)],
                 ),
                 ParamKind::Crop => (vec!["0,0,1,1".into()], vec!["0,0,0,1".into()]),
+                ParamKind::Gravity => (
+                    Gravity::names().into_iter().map(str::to_owned).chain(["fp:0,0".into(), "fp:1,1".into()]).collect(),
+                    vec!["fp:1.0001,0".into(), "fp:0,-0.0001".into(), "up".into()],
+                ),
             };
             for value in accepted {
                 assert!(parse(&format!("{name}={value}")).is_ok(), "{name}={value} refused");
@@ -607,5 +626,21 @@ mod tests {
         assert_eq!(parse("rot=-90").unwrap().canonical(), parse("rot=270").unwrap().canonical());
         assert_eq!(parse("border=2_F00").unwrap().canonical(), parse("border=2_ff0000ff").unwrap().canonical());
         assert_ne!(parse("w=300").unwrap().canonical(), parse("h=300").unwrap().canonical());
+    }
+
+    /// `gravity` is in the key only where it places a window, so `center` and a gravity that cannot
+    /// matter share the default's variant.
+    #[test]
+    fn gravity_is_keyed_only_where_it_places_a_window() {
+        let key = |query: &str| parse(query).unwrap().canonical();
+        assert_eq!(key("w=10&h=10&gravity=center"), key("w=10&h=10"));
+        assert_eq!(key("w=10&h=10&gravity=centre"), key("w=10&h=10"));
+        assert_eq!(key("w=10&gravity=north"), key("w=10"));
+        assert_eq!(key("w=10&h=10&fit=contain&gravity=north"), key("w=10&h=10&fit=contain"));
+        assert!(key("w=10&h=10&gravity=north").ends_with("&gravity=north"));
+        assert_eq!(key("w=10&h=10&gravity=fp:0.50,0.2"), key("w=10&h=10&gravity=fp:0.5,0.20001"));
+        assert_ne!(key("w=10&h=10&gravity=fp:0.5,0.2"), key("w=10&h=10&gravity=fp:0.5,0.3"));
+        let t = parse("w=10&h=10&gravity=fp:0.25,1").unwrap();
+        assert_eq!(Transform::from_query(&t.to_query()).unwrap(), t);
     }
 }

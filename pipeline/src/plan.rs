@@ -153,7 +153,8 @@ impl RenderPlan {
             steps.push(Step::Rotate(transform.rotation));
         }
         if transform.width.is_some() || transform.height.is_some() {
-            steps.push(Step::Resize(plan_resize(width, height, transform.width, transform.height, transform.fit)));
+            let resize = plan_resize(width, height, transform.width, transform.height, transform.fit);
+            steps.push(Step::Resize(resize.with_gravity(transform.gravity)));
         }
         if let Some(conversion) = &probe.colour {
             steps.push(Step::ToSrgb(conversion.clone()));
@@ -184,6 +185,10 @@ impl RenderPlan {
             && probe.orientation == Orientation::NoTransforms
             && !self.animated;
         let Some(Step::Resize(resize)) = self.steps.first() else { return RenderPath::General };
+        // A window the scaled pixels choose needs the scaled picture whole first.
+        if resize.interest.is_some() {
+            return RenderPath::General;
+        }
         let kept = resize.crop.map_or(resize.scaled, |rect| Size::new(rect.width, rect.height));
         if !planar_source || !resize.scales() || kept.width == 0 || kept.height == 0 {
             return RenderPath::General;

@@ -391,7 +391,8 @@ mod tests {
     /// What the planar paths would do for `transform` on a JPEG of `full` size, when the resize scales.
     fn planned(transform: &Transform, full: Size) -> Option<PlanarPlan> {
         let resize =
-            crate::geometry::plan_resize(full.width, full.height, transform.width, transform.height, transform.fit);
+            crate::geometry::plan_resize(full.width, full.height, transform.width, transform.height, transform.fit)
+                .with_gravity(transform.gravity);
         let kept = resize.crop.unwrap_or(Rect { x: 0, y: 0, width: resize.scaled.width, height: resize.scaled.height });
         if !resize.scales() || kept.width == 0 || kept.height == 0 {
             return None;
@@ -481,6 +482,8 @@ mod tests {
                 "w=300",
                 "h=111",
                 "w=200&h=200&fit=cover",
+                "w=200&h=200&gravity=east",
+                "w=300&h=90&gravity=southwest",
                 "w=151&h=75&fit=fill",
                 "w=99&h=99&fit=inside",
                 "w=17",
@@ -560,6 +563,9 @@ mod tests {
             (&odd, "w=900&h=300&fit=outside"),
             (&large, "w=400"),
             (&large, "w=150&h=150&fit=cover"),
+            (&large, "w=150&h=150&gravity=northwest"),
+            (&large, "w=300&h=60&gravity=south"),
+            (&odd, "w=90&h=150&gravity=fp:0.9,0.1"),
             (&large, "w=700&h=100&fit=contain"),
             (&large, "w=1000"),
         ] {
@@ -579,7 +585,14 @@ mod tests {
         }
         // Not taken: a crop, a rotation, no resize, another subsampling.
         let webp = Target::Format(OutputFormat::Webp);
-        for query in ["w=100&crop=0,0,100,100", "w=100&rot=90", "q=50", "blur=2"] {
+        for query in [
+            "w=100&crop=0,0,100,100",
+            "w=100&rot=90",
+            "q=50",
+            "blur=2",
+            "w=100&h=100&gravity=attention",
+            "w=100&h=100&gravity=entropy",
+        ] {
             let transform = Transform::from_query(query).unwrap();
             assert!(rgb_steps(&odd, &transform, webp, &RenderOptions::default()).is_none(), "{query}");
         }
@@ -701,7 +714,11 @@ mod tests {
             let width = side(full.width + 64, &mut next);
             let height = side(full.height + 64, &mut next);
             let fit = fits[next(5) as usize];
-            check(full, &Transform { width, height, fit, ..Transform::default() });
+            let gravity = crate::gravity::Gravity::parse(
+                ["center", "north", "southeast", "west", "fp:0.9,0.05"][next(5) as usize],
+            )
+            .unwrap_or_default();
+            check(full, &Transform { width, height, fit, gravity, ..Transform::default() });
         }
         assert!(checked > 300_000, "{checked} windows checked");
     }

@@ -62,6 +62,24 @@ fn finish(image: DynamicImage, steps: &[Step], plan: &RenderPlan) -> Result<Rend
     Ok(Rendered { bytes, format: plan.output, width: image.width(), height: image.height() })
 }
 
+/// The window of the scaled picture that `transform`'s `cover` crop keeps (`None` when it crops nothing),
+/// chosen as a render chooses it: for comparing `gravity`'s windows with another implementation's.
+pub fn crop_window(
+    source: &[u8],
+    transform: &Transform,
+    options: &RenderOptions,
+) -> Result<Option<crate::geometry::Rect>, PipelineError> {
+    let probe = Probe::read(source, options)?;
+    let plan = RenderPlan::new(&probe, transform, Target::Source, options)?;
+    let Some(resize) = plan.steps.iter().position(|step| matches!(step, Step::Resize(_))) else { return Ok(None) };
+    let Step::Resize(resize_plan) = &plan.steps[resize] else { return Ok(None) };
+    if resize_plan.interest.is_none() {
+        return Ok(resize_plan.crop);
+    }
+    let image = steps::run(&plan.steps[..resize], decode_pixels(source, &probe, plan.shrink, options.max_pixels)?)?;
+    Ok(crate::ops::resize_choosing(image, resize_plan)?.1)
+}
+
 /// The general path whatever the plan chose, for comparing the others with it.
 #[cfg(test)]
 pub(crate) fn render_general(

@@ -61,3 +61,21 @@ pub fn run(steps: &[Step], mut image: DynamicImage) -> Result<DynamicImage, Pipe
     }
     Ok(image)
 }
+
+/// `run`, pinning every crop window the pixels chose (`gravity=attention|entropy`) into its step, so the
+/// next images run through `steps` (an animation's later frames) get the same window.
+pub fn run_pinning(steps: &mut [Step], mut image: DynamicImage) -> Result<DynamicImage, PipelineError> {
+    for step in steps.iter_mut() {
+        image = match step {
+            Step::Resize(plan) if plan.interest.is_some() => {
+                let (resized, chosen) = ops::resize_choosing(image, plan)?;
+                if let Some(rect) = chosen {
+                    *plan = plan.pinned(rect);
+                }
+                resized
+            }
+            step => step.apply(image)?,
+        };
+    }
+    Ok(image)
+}

@@ -10,7 +10,7 @@
 //! ones.
 
 use proptest::{collection::vec, prelude::*, sample::select};
-use shutterbox_pipeline::{Border, Crop, Fit, Format, PARAMS, ParamError, Quality, Transform};
+use shutterbox_pipeline::{Border, Crop, Fit, FocalPoint, Format, Gravity, PARAMS, ParamError, Quality, Transform};
 
 const FORMATS: [Format; 8] =
     [Format::Jpeg, Format::Png, Format::Webp, Format::Avif, Format::Gif, Format::Tiff, Format::Bmp, Format::Auto];
@@ -309,6 +309,17 @@ fn to_pairs(t: &Transform, s: Spelling, verbose: bool) -> Vec<(String, String)> 
         // `anim` says whether to animate: the opposite of `still`.
         push("anim", boolean(!t.still));
     }
+    if verbose || t.gravity != Gravity::Center {
+        let text = match t.gravity {
+            // A point's coordinates with trailing zeros, as a hand-written URL may have them.
+            Gravity::Point(p) if s.leading_zeros => {
+                format!("fp:{:.6},{:.6}", f64::from(p.x) / 10_000.0, f64::from(p.y) / 10_000.0)
+            }
+            Gravity::Center if s.upper_case => "centre".to_owned(),
+            other => other.canonical(),
+        };
+        push("gravity", text);
+    }
     pairs
 }
 
@@ -344,14 +355,18 @@ fn transform() -> impl Strategy<Value = Transform> {
         ));
     let dimension = prop::option::of(prop_oneof![Just(1u32), Just(5000), 1u32..=5000]);
     let blur = prop::option::of(prop_oneof![Just(0.3f32), Just(1000.0), 0.3f32..=1000.0, 0.3f32..=10.0]);
+    let gravity = prop_oneof![
+        select(Gravity::names()).prop_map(|name| Gravity::parse(name).unwrap_or_default()),
+        (0u16..=10_000, 0u16..=10_000).prop_map(|(x, y)| Gravity::Point(FocalPoint { x, y })),
+    ];
     (
         (prop::option::of(select(FORMATS.to_vec())), dimension.clone(), dimension, select(FITS.to_vec()), quality),
-        (blur, any::<bool>(), any::<bool>(), 0u16..360, border, crop, any::<bool>()),
+        (blur, any::<bool>(), any::<bool>(), 0u16..360, border, crop, any::<bool>(), gravity),
     )
         .prop_map(
             |(
                 (format, width, height, fit, (quality, quality_given)),
-                (blur, sharp, gray, rotation, border, crop, still),
+                (blur, sharp, gray, rotation, border, crop, still, gravity),
             )| {
                 Transform {
                     format,
@@ -367,6 +382,7 @@ fn transform() -> impl Strategy<Value = Transform> {
                     border,
                     crop,
                     still,
+                    gravity,
                 }
             },
         )

@@ -168,6 +168,9 @@ async fn invalid_parameters_are_400() {
         "crop=1,2,3",
         "crop=0,0,0,5",
         "format=heic",
+        "gravity=up",
+        "gravity=fp:1.5,0",
+        "gravity=fp:0.5",
         "w=1&w=2",
         // Crop outside the source, found once the image is known.
         "crop=300,0,200,10",
@@ -293,4 +296,109 @@ async fn every_width_of_a_photo_renders_at_its_planned_size() {
         .collect()
         .await;
     assert!(failures.is_empty(), "{} widths failed: {:?}", failures.len(), &failures[..failures.len().min(20)]);
+}
+
+/// A 400×300 PNG: grey noise, and a red disc near the bottom right.
+fn subject_png() -> Vec<u8> {
+    let img = RgbaImage::from_fn(400, 300, |x, y| {
+        let (dx, dy) = (f64::from(x) - 330.0, f64::from(y) - 220.0);
+        if dx.hypot(dy) < 40.0 {
+            Rgba([220, 40, 30, 255])
+        } else {
+            let noise = ((x * 7 + y * 13) % 11) as u8;
+            Rgba([120 + noise, 120 + noise, 120 + noise, 255])
+        }
+    });
+    let mut out = Vec::new();
+    DynamicImage::ImageRgba8(img).write_to(&mut Cursor::new(&mut out), ImageFormat::Png).unwrap();
+    out
+}
+
+/// `gravity` over HTTP: every value delivers the pipeline's own render of it byte for byte (the window it
+/// places), `center` is the default's very bytes, the compass gravities keep the edges they name, and
+/// `attention` and `entropy` find the subject; a gravity that places no window (`fit=contain`) shares the
+/// default's variant.
+#[tokio::test]
+async fn gravity_places_the_cover_window() {
+    use shutterbox_pipeline::{RenderOptions, Target, Transform, render};
+
+    let app = TestApp::spawn().await;
+    let source = subject_png();
+    let file = app.upload("subject.png", "image/png", &source).await;
+    let base = url(&file);
+    let deliver = |query: String| {
+        let app = &app;
+        let base = base.clone();
+        async move {
+            let (status, _, body) = app.fetch(&format!("{base}?{query}")).await;
+            assert_eq!(status, StatusCode::OK, "{query}: {}", String::from_utf8_lossy(&body));
+            body
+        }
+    };
+    let reds = |png: &[u8]| {
+        let image = image::load_from_memory(png).unwrap().to_rgba8();
+        image.pixels().filter(|p| p.0[0] > 180 && p.0[1] < 100).count()
+    };
+    let plain = deliver("w=120&h=120".into()).await;
+    for gravity in [
+        "center",
+        "north",
+        "northeast",
+        "east",
+        "southeast",
+        "south",
+        "southwest",
+        "west",
+        "northwest",
+        "attention",
+        "entropy",
+        "focus",
+        "fp:0.8,0.7",
+        "fp:0,0",
+    ] {
+        let query = format!("w=120&h=120&gravity={gravity}");
+        let body = deliver(query.clone()).await;
+        let transform = Transform::from_query(&query).unwrap();
+        let expected = render(&source, &transform, Target::Source, RenderOptions::default()).unwrap();
+        assert!(body == expected.bytes, "{gravity}: the delivered bytes are the pipeline's render");
+        assert_eq!(dimensions(&body), (120, 120), "{gravity}");
+        let subject = reds(&body);
+        match gravity {
+            "center" => assert!(body == plain, "center is the default"),
+            // The 400×300 source scales to 160×120: the window slides along x only.
+            "east" | "northeast" | "southeast" | "attention" | "entropy" | "focus" | "fp:0.8,0.7" => {
+                assert!(subject > 700, "{gravity}: the window holds the whole disc ({subject} red pixels)")
+            }
+            "west" | "northwest" | "southwest" | "fp:0,0" => {
+                assert!(subject < reds(&plain), "{gravity}: the window leaves the disc ({subject} red pixels)")
+            }
+            _ => {}
+        }
+    }
+    // No window to place: the default's variant, the same bytes.
+    let contained = deliver("w=120&h=120&fit=contain".into()).await;
+    assert!(deliver("w=120&h=120&fit=contain&gravity=east".into()).await == contained);
+    // transform-url takes it and its URL delivers it.
+    let id = file["id"].as_str().unwrap();
+    let response = app
+        .authed(Method::POST, &format!("/file/{id}/transform-url"), &app.key)
+        .json(&serde_json::json!({"w": 120, "h": 120, "gravity": "fp:0.8,0.7"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    let made: Value = response.json().await.unwrap();
+    assert_eq!(made["transformations"]["gravity"], "fp:0.8,0.7");
+    let link = made["url"].as_str().unwrap();
+    assert!(link.contains("gravity=fp%3A0.8%2C0.7"), "{link}");
+    let (status, _, body) = app.fetch(link).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(body == deliver("w=120&h=120&gravity=fp:0.8,0.7".into()).await);
+    let refused = app
+        .authed(Method::POST, &format!("/file/{id}/transform-url"), &app.key)
+        .json(&serde_json::json!({"w": 120, "h": 120, "gravity": "middle"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(refused.status(), StatusCode::BAD_REQUEST);
 }

@@ -71,6 +71,17 @@ pub struct TransformRequest {
     /// and WebP otherwise).
     #[oai(nullable)]
     pub anim: Option<bool>,
+    /// Where a `cover` crop (both `w` and `h`) takes its window: `center` (default), `north`, `northeast`,
+    /// `east`, `southeast`, `south`, `southwest`, `west`, `northwest`; `attention` (the most interesting
+    /// part: edges, skin tones, saturation), `entropy` (the busiest part), `focus` (the file's focal
+    /// point, else `attention`); or `fp:X,Y`, a point with X and Y from 0 to 1 (0,0 the top left).
+    #[oai(
+        nullable,
+        validator(
+            pattern = r"^(center|centre|north|northeast|east|southeast|south|southwest|west|northwest|focus|attention|entropy|fp:\s*(0+(\.[0-9]*)?|0*\.[0-9]+|0*1(\.0*)?)\s*,\s*(0+(\.[0-9]*)?|0*\.[0-9]+|0*1(\.0*)?)\s*)$"
+        )
+    )]
+    pub gravity: Option<String>,
     /// `jpeg`, `png`, `webp`, `avif`, `gif`, `tiff`, `bmp` or `auto`.
     #[oai(nullable)]
     pub format: Option<String>,
@@ -101,6 +112,7 @@ impl TransformRequest {
             ("border", self.border.clone()),
             ("crop", self.crop.clone()),
             ("anim", self.anim.map(|v| v.to_string())),
+            ("gravity", self.gravity.clone()),
             ("format", self.format.clone()),
             ("preset", self.preset.clone()),
         ];
@@ -203,6 +215,7 @@ impl TransformApi {
             ("border", request.border.map(Value::from)),
             ("crop", request.crop.map(Value::from)),
             ("anim", request.anim.map(Value::from)),
+            ("gravity", request.gravity.map(Value::from)),
             ("format", request.format.map(Value::from)),
             ("preset", request.preset.map(Value::from)),
         ]

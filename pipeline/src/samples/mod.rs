@@ -485,6 +485,16 @@ pub fn random_request(random: &mut impl Choices, size: Size, largest_box: u32) -
         };
         params.push(format!("border={width}_{colour}"));
     }
+    if random.chance(25) {
+        let names = crate::gravity::Gravity::names();
+        let gravity = if random.chance(25) {
+            let (x, y) = (random.between(0, 1000), random.between(0, 1000));
+            format!("fp:{},{}", f64::from(x) / 1000.0, f64::from(y) / 1000.0)
+        } else {
+            random.pick(&names).to_string()
+        };
+        params.push(format!("gravity={gravity}"));
+    }
     match random.between(0, 9) {
         0..=2 => params.push(format!("q={}", random.between(1, 100))),
         3 => params.push("q=auto".into()),
