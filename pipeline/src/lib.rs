@@ -67,4 +67,4 @@ pub use placeholder::{PLACEHOLDER_SIZE, PlaceholderKind, placeholder_png};
 pub use plan::{Target, choose_auto_quality, output_size, shrink_on_load};
 pub use render::{crop_window, render};
 pub use source::SourceFormat;
-pub use working_copy::{WORKING_COPY_QUALITY, WORKING_COPY_TARGET, reads_working_copy, working_copy_transform};
+pub use working_copy::{WORKING_COPY_TARGET, reads_working_copy, working_copy_transform};

@@ -13,7 +13,7 @@
 use crate::{Quality, RenderOptions, SourceFormat, Transform, encode::OutputFormat, geometry::Size, plan::Target};
 
 /// The working copy's JPEG quality.
-pub const WORKING_COPY_QUALITY: u8 = 95;
+const WORKING_COPY_QUALITY: u8 = 95;
 
 /// The transformation that makes a working copy, into `WORKING_COPY_TARGET`.
 pub fn working_copy_transform() -> Transform {

@@ -18,7 +18,11 @@ use crate::error::VariantError;
 /// What a render reads of a file.
 #[derive(Clone)]
 pub(crate) enum RenderSource {
+    /// The original of a file that may read a working copy, or have one by now (made on another node).
     Original(Bytes),
+    /// The original of a file whose renders read it whatever else exists: its format has no working copy,
+    /// or its headers rule one out (alpha, too large), which never changes for one original.
+    OriginalAlone(Bytes),
     /// The working copy (`VariantSpec::working_copy`).
     WorkingCopy(Bytes),
 }
@@ -26,7 +30,7 @@ pub(crate) enum RenderSource {
 impl RenderSource {
     pub(crate) fn bytes(&self) -> &Bytes {
         match self {
-            Self::Original(bytes) | Self::WorkingCopy(bytes) => bytes,
+            Self::Original(bytes) | Self::OriginalAlone(bytes) | Self::WorkingCopy(bytes) => bytes,
         }
     }
 }
@@ -65,7 +69,7 @@ impl RenderSources {
     /// nothing is).
     pub(crate) async fn original(&self, store: &dyn ObjectStore, file: &FileRecord) -> Result<Bytes, VariantError> {
         let kept = self.cache.get(&file.id).await;
-        if let Some(RenderSource::Original(bytes)) = kept {
+        if let Some(RenderSource::Original(bytes) | RenderSource::OriginalAlone(bytes)) = kept {
             return Ok(bytes);
         }
         let bytes = store.get(&file.object_key).await?.ok_or_else(|| VariantError::OriginalMissing(file.id.clone()))?;

@@ -219,10 +219,11 @@ impl Variants {
             },
         };
         self.stats.renders.fetch_add(1, Ordering::Relaxed);
-        let rendered = match self.source(file, spec, Priority::Request).await {
-            Ok(source) => self.renderer.render(source, spec, Priority::Request).await,
-            Err(e) => Err(e),
-        };
+        let rendered = async {
+            let source = self.source(file, spec, Priority::Request).await?;
+            self.renderer.render(source, spec, Priority::Request).await
+        }
+        .await;
         let (renderer, stats, mut kept) = (self.renderer.clone(), self.stats.clone(), rendered.as_ref().ok().cloned());
         let room = kept.as_ref().and_then(|variant| self.backlog.reserve(variant.bytes.len()));
         if kept.is_some() && room.is_none() {
@@ -285,14 +286,19 @@ impl Variants {
             return sources.original(store, file).await;
         }
         let has_copy = ImageType::from_mime(file.raw_type.as_str()).is_some_and(|t| t.info().working_copy);
+        let copy_key = VariantSpec::working_copy().key(&file.id);
         // An original kept in memory does not stand for a file that may have a working copy by now (made
-        // by a job on another node).
+        // by a job on another node); one that reads no copy does.
         match sources.kept(&file.id).await {
-            Some(RenderSource::WorkingCopy(copy)) => return Ok(copy),
+            Some(RenderSource::WorkingCopy(copy)) => {
+                // Read as a variant is, from memory too: its recency counts when the store's budget evicts.
+                self.renderer.access.note(&copy_key);
+                return Ok(copy);
+            }
+            Some(RenderSource::OriginalAlone(original)) => return Ok(original),
             Some(RenderSource::Original(original)) if !has_copy => return Ok(original),
             _ => {}
         }
-        let copy_key = VariantSpec::working_copy().key(&file.id);
         if has_copy && let Some(copy) = self.renderer.stored(&copy_key).await? {
             // Read as a variant is: its recency counts when the variant store's budget evicts.
             self.renderer.access.note(&copy_key);
@@ -301,6 +307,8 @@ impl Variants {
         }
         let original = sources.original(store, file).await?;
         if !has_copy || !reads_working_copy(&original, self.renderer.options()) {
+            // Remembered, so later renders neither look for a copy nor read the headers again.
+            sources.keep(&file.id, RenderSource::OriginalAlone(original.clone())).await;
             return Ok(original);
         }
         match self.make_working_copy(&copy_key, original.clone(), priority).await {
