@@ -107,7 +107,7 @@ fn constrain_transformations(document: &mut Value) {
     properties["fit"]["enum"] = json!(Fit::names());
     properties["format"]["enum"] = json!(Format::names());
     // serde's deny_unknown_fields, which poem-openapi's schema does not show.
-    for schema in ["TransformRequest", "WarmRequest"] {
+    for schema in ["TransformRequest", "WarmRequest", "FilePatch"] {
         document["components"]["schemas"][schema]["additionalProperties"] = json!(false);
     }
 }

@@ -19,13 +19,13 @@ use crate::{
     throttle::ColdRenderThrottle,
 };
 
-/// Tells the other API nodes that a file was deleted, so that none serves it from memory afterwards
-/// (distributed mode: Redis pub/sub, in the binary's `redis`).
+/// Tells the other API nodes that a file was deleted or changed, so that none serves what it remembers of
+/// it afterwards (distributed mode: Redis pub/sub, in the binary's `redis`).
 #[async_trait]
 pub trait DeletionBroadcast: Send + Sync {
     /// Returns once every node reached has forgotten the file, or a bound has passed; never fails the
     /// delete (the nodes' caches expire by themselves).
-    async fn file_deleted(&self, file_id: &FileId);
+    async fn file_changed(&self, file_id: &FileId);
 }
 
 /// Settings resolved at start-up (addresses are final once the listener is bound).
@@ -69,18 +69,20 @@ pub struct AppState {
 }
 
 impl AppState {
-    /// Forgets everything this process remembers of a deleted file: its paths, responses and variants.
+    /// Forgets everything this process remembers of a deleted or changed file: its paths (and record),
+    /// responses and variants.
     pub fn forget_file(&self, file_id: &FileId) {
         self.paths.forget(file_id);
         self.responses.forget(file_id);
         self.variants.forget(file_id);
     }
 
-    /// A file was deleted: this node forgets it, and so does every other node (distributed mode).
-    pub async fn file_deleted(&self, file_id: &FileId) {
+    /// A file was deleted or changed: this node forgets it, and so does every other node (distributed
+    /// mode).
+    pub async fn file_changed(&self, file_id: &FileId) {
         self.forget_file(file_id);
         if let Some(peers) = &self.peers {
-            peers.file_deleted(file_id).await;
+            peers.file_changed(file_id).await;
         }
     }
 

@@ -6,7 +6,7 @@ mod records;
 mod sql;
 
 use async_trait::async_trait;
-use shutterbox_model::{AccountId, AccountName, BatchId, FileId, KeyHash, PendingId, Scope, VariantDigest};
+use shutterbox_model::{AccountId, AccountName, BatchId, FileId, FocalPoint, KeyHash, PendingId, Scope, VariantDigest};
 
 pub use records::{
     Account, ConfirmOutcome, DeletedFile, FileRecord, KeyRecord, NewFile, PendingUpload, VariantRecord, VariantRoom,
@@ -133,6 +133,16 @@ pub trait MetadataStore: Send + Sync + 'static {
     /// Deletes the file's record and its variant records, and returns both; `None` when the account has no
     /// such file.
     async fn delete_file(&self, account_id: &AccountId, id: &FileId) -> Result<Option<DeletedFile>>;
+
+    /// Sets (or, with `None`, clears) the focal point of the account's file `id`, and returns the file as it
+    /// is now; `None` when the account has no such file.
+    async fn set_focus(
+        &self,
+        account_id: &AccountId,
+        id: &FileId,
+        focus: Option<FocalPoint>,
+        now_ms: i64,
+    ) -> Result<Option<FileRecord>>;
 
     /// The account's image files (batch warming of a whole account).
     async fn image_files(&self, account_id: &AccountId) -> Result<Vec<FileRecord>>;

@@ -1,8 +1,8 @@
 //! The records the metadata store reads and writes.
 
 use shutterbox_model::{
-    AccountId, AccountName, BatchId, FileId, FileKind, FileName, FolderPath, MediaType, ObjectKey, PendingId, Scope,
-    StoredPath, VariantDigest,
+    AccountId, AccountName, BatchId, FileId, FileKind, FileName, FocalPoint, FolderPath, MediaType, ObjectKey,
+    PendingId, Scope, StoredPath, VariantDigest,
 };
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -87,6 +87,8 @@ pub struct FileRecord {
     pub size: u64,
     pub created_at_ms: i64,
     pub updated_at_ms: i64,
+    /// Where `gravity=focus` centres a crop (`PATCH /v1/files/{id}`); none by default.
+    pub focus: Option<FocalPoint>,
 }
 
 /// A rendered variant kept in the object store.

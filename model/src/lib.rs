@@ -4,6 +4,7 @@
 
 pub mod clock;
 pub mod display;
+pub mod focus;
 pub mod id;
 pub mod key;
 pub mod object_key;
@@ -12,6 +13,7 @@ pub mod scope;
 pub mod sniff;
 
 pub use display::{human_size, iso_millis, time_ago};
+pub use focus::{FOCAL_UNITS, FocalPoint};
 pub use id::{AccountId, BatchId, FileId, PendingId, VariantDigest};
 pub use key::{ApiKeySecret, KeyHash};
 pub use object_key::{KeyError, ObjectKey};

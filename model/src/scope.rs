@@ -18,6 +18,8 @@ pub enum Operation {
     List,
     Get,
     Delete,
+    /// Changing a file's record (its focal point).
+    Update,
     TransformUrl,
     Warm,
 }
@@ -73,6 +75,7 @@ mod tests {
         assert!(Scope::Secret.allows(Operation::Delete));
         assert!(Scope::Upload.allows(Operation::Confirm));
         assert!(!Scope::Upload.allows(Operation::Delete));
+        assert!(!Scope::Upload.allows(Operation::Update) && !Scope::Read.allows(Operation::Update));
         assert!(!Scope::Upload.allows(Operation::TransformUrl));
         assert!(Scope::Read.allows(Operation::List));
         assert!(!Scope::Read.allows(Operation::Presign));

@@ -2,43 +2,17 @@
 //! "Gravity"). The compass gravities and a focal point (`fp:X,Y`) place the window by arithmetic alone, at
 //! plan time; `attention` and `entropy` look at the scaled pixels, as libvips' `smartcrop` does (sharp's
 //! `position: attention | entropy`), so the window is chosen when the resize runs. `focus` is the file's
-//! stored focal point: the service puts `fp` in its place for a file that has one, and the pipeline, which
-//! knows nothing of files, takes it as `attention`.
+//! stored focal point: the service puts `fp` in its place for a file that has one (`Transform::with_focus`),
+//! and the pipeline, which knows nothing of files, takes it as `attention`.
 //!
 //! Pure code: no I/O, no panic for any image or window (an image smaller than the window, which a plan
 //! never asks for, keeps the window at the top left).
 
 use image::DynamicImage;
 
+pub use shutterbox_model::{FOCAL_UNITS, FocalPoint};
+
 use crate::geometry::{Rect, Size};
-
-/// A focal point's coordinate in ten-thousandths of the side (0–10,000): exact, so equal points are equal
-/// keys, and as fine as any image the service renders needs.
-pub const FOCAL_UNITS: u16 = 10_000;
-
-/// A point of the picture, each coordinate a fraction of its side in `FOCAL_UNITS` (0 = left / top).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct FocalPoint {
-    pub x: u16,
-    pub y: u16,
-}
-
-impl FocalPoint {
-    /// The point at fractions `x`, `y` (0–1, rounded to the nearest ten-thousandth); `None` outside 0–1.
-    pub fn from_fractions(x: f64, y: f64) -> Option<Self> {
-        let units =
-            |v: f64| (v.is_finite() && (0.0..=1.0).contains(&v)).then(|| (v * f64::from(FOCAL_UNITS)).round() as u16);
-        Some(Self { x: units(x)?, y: units(y)? })
-    }
-
-    pub fn x_fraction(self) -> f64 {
-        f64::from(self.x) / f64::from(FOCAL_UNITS)
-    }
-
-    pub fn y_fraction(self) -> f64 {
-        f64::from(self.y) / f64::from(FOCAL_UNITS)
-    }
-}
 
 /// What chooses a `cover` crop's window.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]

@@ -383,6 +383,15 @@ impl Transform {
         Ok(())
     }
 
+    /// This transformation for a file whose focal point is `focus`: `gravity=focus` becomes that point
+    /// (`fp:X,Y`, so it shares that request's variant), and stays `focus` (read as `attention`) without one.
+    pub fn with_focus(mut self, focus: Option<crate::gravity::FocalPoint>) -> Self {
+        if let (Gravity::Focus, Some(point)) = (self.gravity, focus) {
+            self.gravity = Gravity::Point(point);
+        }
+        self
+    }
+
     /// True when the request asks for nothing but the original.
     pub fn is_identity(&self) -> bool {
         *self == Self::default()
@@ -642,5 +651,16 @@ mod tests {
         assert_ne!(key("w=10&h=10&gravity=fp:0.5,0.2"), key("w=10&h=10&gravity=fp:0.5,0.3"));
         let t = parse("w=10&h=10&gravity=fp:0.25,1").unwrap();
         assert_eq!(Transform::from_query(&t.to_query()).unwrap(), t);
+    }
+
+    /// A file's focal point makes `gravity=focus` that point's request, and nothing else.
+    #[test]
+    fn a_focal_point_turns_focus_into_that_point() {
+        let point = crate::gravity::FocalPoint { x: 2500, y: 10_000 };
+        let focus = parse("w=10&h=10&gravity=focus").unwrap();
+        assert_eq!(focus.with_focus(Some(point)), parse("w=10&h=10&gravity=fp:0.25,1").unwrap());
+        assert_eq!(focus.with_focus(None), focus);
+        let north = parse("w=10&h=10&gravity=north").unwrap();
+        assert_eq!(north.with_focus(Some(point)), north);
     }
 }

@@ -1,4 +1,4 @@
-//! Deletions reaching every API node. Each node remembers resolved paths, responses and variants in
+//! Deletions and changes (a focal point) reaching every API node. Each node remembers resolved paths, responses and variants in
 //! memory; when one node deletes a file it publishes the file's id on a Redis channel, every node (itself
 //! included) forgets the file and counts that it did under `<prefix>:invalidated:<file id>`, and the
 //! deleting node answers once as many nodes have counted as received the message (at most a second), so
@@ -122,7 +122,7 @@ impl Invalidations {
 
 #[async_trait]
 impl DeletionBroadcast for Invalidations {
-    async fn file_deleted(&self, file_id: &FileId) {
+    async fn file_changed(&self, file_id: &FileId) {
         self.publish(file_id.as_str()).await;
     }
 }

@@ -1,7 +1,8 @@
 //! The distributed deployment's own guarantees, always against PostgreSQL + Redis + S3 with two API nodes
 //! and a worker process (whatever `SHUTTERBOX_TEST_DEPLOYMENT` says): a worker killed mid-job has its job
 //! finished by another, a job that keeps failing is dead-lettered, a duplicate job renders once, the rate
-//! limit is counted across nodes, a deletion reaches every node, and a confirm succeeds while Redis is down.
+//! limit is counted across nodes, a deletion and a focal point reach every node, and a confirm succeeds
+//! while Redis is down.
 
 use std::{
     process::{Command, Stdio},
@@ -11,7 +12,7 @@ use std::{
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
-use crate::helpers::{PNG, TestApp, assert_error, eventually, noise_jpeg};
+use crate::helpers::{PNG, TestApp, assert_error, eventually, noise_jpeg, subject_png};
 
 async fn pending_jobs(app: &TestApp) -> i64 {
     let mut redis = app.redis().await;
@@ -209,6 +210,41 @@ async fn a_deletion_reaches_every_node() {
     // Once the DELETE has answered, no node serves the file: the other node has forgotten it already.
     assert_eq!(app.fetch(&variant(&app.nodes[1])).await.0, StatusCode::NOT_FOUND);
     assert_eq!(app.fetch(&variant(&app.nodes[0])).await.0, StatusCode::NOT_FOUND);
+}
+
+/// A focal point set through one node steers `gravity=focus` on every node once the PATCH has answered,
+/// though each remembered the file and its crop before.
+#[tokio::test]
+async fn a_focal_point_reaches_every_node() {
+    let app = TestApp::spawn_cluster(|_| {}).await;
+    let file = app.upload("subject.png", "image/png", &subject_png()).await;
+    let path = file["secureUrl"].as_str().unwrap().strip_prefix(&app.root).unwrap().to_owned();
+    let url = |node: &str, gravity: &str| format!("{node}{path}?w=120&h=120&gravity={gravity}");
+    let (_, _, on_the_left) = app.fetch(&url(&app.nodes[0], "fp:0.1,0.5")).await;
+    let mut before = Vec::new();
+    for node in &app.nodes {
+        for _ in 0..2 {
+            let (status, _, body) = app.fetch(&url(node, "focus")).await;
+            assert_eq!(status, StatusCode::OK);
+            before.push(body);
+        }
+    }
+    assert!(before.iter().all(|body| *body != on_the_left), "attention's crop is not the left one");
+    let id = file["id"].as_str().unwrap();
+    let patched = app
+        .client
+        .patch(format!("{}/v1/files/{id}", app.nodes[0]))
+        .header("Authorization", format!("ApiKey {}", app.key))
+        .json(&json!({"focus": {"x": 0.1, "y": 0.5}}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(patched.status(), StatusCode::OK);
+    for node in app.nodes.iter().rev() {
+        let (status, _, body) = app.fetch(&url(node, "focus")).await;
+        assert_eq!(status, StatusCode::OK);
+        assert!(body == on_the_left, "{node} serves the crop on the new point");
+    }
 }
 
 /// A Redis server of this test alone, so the test can stop it.

@@ -54,7 +54,7 @@ async fn a_405_names_the_allowed_methods() {
     let app = TestApp::spawn().await;
     for (method, path, allow) in [
         ("PUT", "/v1/files", "GET"),
-        ("PATCH", "/v1/files/0190", "DELETE, GET"),
+        ("PUT", "/v1/files/0190", "DELETE, GET, PATCH"),
         ("GET", "/v1/upload/presign", "POST"),
         ("DELETE", "/v1/file/default/cat.png", "GET, HEAD"),
         ("GET", "/storage/pending/x", "PUT"),

@@ -3,7 +3,7 @@
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
-use crate::helpers::{PNG, TestApp, assert_error};
+use crate::helpers::{PNG, TestApp, assert_error, subject_png};
 
 async fn list(app: &TestApp, query: &str) -> Value {
     let response = app.authed(Method::GET, &format!("/files{query}"), &app.key).send().await.unwrap();
@@ -121,4 +121,76 @@ async fn a_deleted_files_name_can_be_used_again() {
     assert_ne!(second["id"], first["id"]);
     // The address now names the new file, not what was looked up there before.
     assert_eq!(app.fetch(url).await.2, other);
+}
+
+async fn patch(app: &TestApp, id: &str, key: &str, body: Value) -> reqwest::Response {
+    app.authed(Method::PATCH, &format!("/files/{id}"), key).json(&body).send().await.unwrap()
+}
+
+/// `PATCH /files/{id}` sets and clears the focal point: the File shows it (confirm-free reads: get and list),
+/// `gravity=focus` delivers the crop centred on it (the very bytes of `gravity=fp:X,Y`) from the moment the
+/// PATCH answers, and `attention`'s without one; invalid points and bodies are 400s, other keys' scopes 403s.
+#[tokio::test]
+async fn a_focal_point_steers_gravity_focus() {
+    use shutterbox_model::Scope;
+
+    let app = TestApp::spawn().await;
+    let file = app.upload("subject.png", "image/png", &subject_png()).await;
+    assert_eq!(file["focus"], Value::Null);
+    let id = file["id"].as_str().unwrap();
+    let base = file["secureUrl"].as_str().unwrap();
+    let deliver = |query: &'static str| {
+        let app = &app;
+        async move {
+            let (status, _, body) = app.fetch(&format!("{base}?{query}")).await;
+            assert_eq!(status, StatusCode::OK, "{query}");
+            body
+        }
+    };
+    let focus = "w=120&h=120&gravity=focus";
+    let attention = deliver("w=120&h=120&gravity=attention").await;
+    let on_the_left = deliver("w=120&h=120&gravity=fp:0.1,0.5").await;
+    assert!(attention != on_the_left, "the test's two crops differ");
+    // Twice, so the second is answered from memory: what the PATCH must make every node forget.
+    for _ in 0..2 {
+        assert!(deliver(focus).await == attention, "no focal point: attention");
+    }
+
+    let response = patch(&app, id, &app.key, json!({"focus": {"x": 0.1, "y": 0.5}})).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let patched: Value = response.json().await.unwrap();
+    assert_eq!(patched["file"]["focus"], json!({"x": 0.1, "y": 0.5}));
+    assert!(deliver(focus).await == on_the_left, "the crop follows the focal point at once");
+    let got: Value =
+        app.authed(Method::GET, &format!("/files/{id}"), &app.key).send().await.unwrap().json().await.unwrap();
+    assert_eq!(got["file"]["focus"], json!({"x": 0.1, "y": 0.5}));
+    assert_eq!(list(&app, "").await["files"][0]["focus"], json!({"x": 0.1, "y": 0.5}));
+
+    // A body without `focus` changes nothing; `null` clears it.
+    let unchanged: Value = patch(&app, id, &app.key, json!({})).await.json().await.unwrap();
+    assert_eq!(unchanged["file"]["focus"], json!({"x": 0.1, "y": 0.5}));
+    let cleared: Value = patch(&app, id, &app.key, json!({"focus": null})).await.json().await.unwrap();
+    assert_eq!(cleared["file"]["focus"], Value::Null);
+    assert!(deliver(focus).await == attention, "cleared: attention again");
+
+    for body in [
+        json!({"focus": {"x": 1.5, "y": 0.5}}),
+        json!({"focus": {"x": 0.5, "y": -0.1}}),
+        json!({"focus": {"x": 0.5}}),
+        json!({"focus": "middle"}),
+        json!({"focal": {"x": 0.5, "y": 0.5}}),
+    ] {
+        let response = patch(&app, id, &app.key, body.clone()).await;
+        assert_eq!(response.status(), StatusCode::BAD_REQUEST, "{body}");
+    }
+    let point = json!({"focus": {"x": 0.5, "y": 0.5}});
+    for scope in [Scope::Read, Scope::Upload] {
+        let key = app.key_for("default", scope).await;
+        assert_error(patch(&app, id, &key, point.clone()).await, StatusCode::FORBIDDEN).await;
+    }
+    let missing = patch(&app, "00000000-0000-0000-0000-000000000000", &app.key, point.clone()).await;
+    assert_error(missing, StatusCode::NOT_FOUND).await;
+    // Another account's file is not there for this key.
+    let stranger = app.key_for("stranger", Scope::Secret).await;
+    assert_error(patch(&app, id, &stranger, point).await, StatusCode::NOT_FOUND).await;
 }

@@ -9,7 +9,7 @@ use image::{DynamicImage, ImageFormat, Rgba, RgbaImage};
 use reqwest::{Method, StatusCode};
 use serde_json::Value;
 
-use crate::helpers::{TestApp, assert_error, dimensions};
+use crate::helpers::{TestApp, assert_error, dimensions, subject_png};
 
 /// A 400×300 photo-like PNG.
 fn photo_png() -> Vec<u8> {
@@ -296,22 +296,6 @@ async fn every_width_of_a_photo_renders_at_its_planned_size() {
         .collect()
         .await;
     assert!(failures.is_empty(), "{} widths failed: {:?}", failures.len(), &failures[..failures.len().min(20)]);
-}
-
-/// A 400×300 PNG: grey noise, and a red disc near the bottom right.
-fn subject_png() -> Vec<u8> {
-    let img = RgbaImage::from_fn(400, 300, |x, y| {
-        let (dx, dy) = (f64::from(x) - 330.0, f64::from(y) - 220.0);
-        if dx.hypot(dy) < 40.0 {
-            Rgba([220, 40, 30, 255])
-        } else {
-            let noise = ((x * 7 + y * 13) % 11) as u8;
-            Rgba([120 + noise, 120 + noise, 120 + noise, 255])
-        }
-    });
-    let mut out = Vec::new();
-    DynamicImage::ImageRgba8(img).write_to(&mut Cursor::new(&mut out), ImageFormat::Png).unwrap();
-    out
 }
 
 /// `gravity` over HTTP: every value delivers the pipeline's own render of it byte for byte (the window it

@@ -136,8 +136,11 @@ async fn a_png_upload_returns_a_complete_file_object() {
         "updated",
         "rawUpdated",
         "folderId",
+        // Beyond SPEC.md's fields: the focal point (docs/api.md), null until one is set.
+        "focus",
     ];
     assert_eq!(fields, HashSet::from(expected), "{file}");
+    assert_eq!(file["focus"], serde_json::Value::Null);
 
     let id = file["id"].as_str().unwrap();
     assert!(uuid::Uuid::parse_str(id).is_ok(), "id {id} is a UUID");

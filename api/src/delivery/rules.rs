@@ -39,7 +39,10 @@ impl Rendition {
         if nothing_asked {
             return Ok(Self::Original);
         }
-        Ok(Self::Variant(VariantSpec::new(*transform, target_of(transform.format, extension_format))))
+        // The file's focal point is part of what is rendered, so of the variant's key: a new point is a
+        // new variant, and nothing made for the old one is served.
+        let transform = transform.with_focus(file.focus);
+        Ok(Self::Variant(VariantSpec::new(transform, target_of(transform.format, extension_format))))
     }
 }
 

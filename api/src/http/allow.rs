@@ -91,7 +91,7 @@ mod tests {
     fn routes_name_their_methods() {
         let table = AllowTable::new();
         assert_eq!(table.allowed("/v1/files"), Some("GET"));
-        assert_eq!(table.allowed("/v1/files/abc"), Some("DELETE, GET"));
+        assert_eq!(table.allowed("/v1/files/abc"), Some("DELETE, GET, PATCH"));
         assert_eq!(table.allowed("/v1/upload/confirm"), Some("POST"));
         assert_eq!(table.allowed("/v1/file/abc/transform-url"), Some("POST"));
         assert_eq!(table.allowed("/v1/file/default/cat.png"), Some("GET, HEAD"));

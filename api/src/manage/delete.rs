@@ -13,7 +13,7 @@ pub async fn delete(
     file_id: &FileId,
 ) -> Result<Option<DeletedFile>, MetadataError> {
     let Some(deleted) = state.metadata.delete_file(account_id, file_id).await? else { return Ok(None) };
-    state.file_deleted(&deleted.file.id).await;
+    state.file_changed(&deleted.file.id).await;
     let keys = std::iter::once(&deleted.file.object_key).chain(deleted.variants.iter().map(|v| &v.object_key));
     for key in keys {
         state.discard(key).await;

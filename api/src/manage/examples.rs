@@ -6,13 +6,13 @@
 
 use std::collections::BTreeMap;
 
-use poem_openapi::types::Example;
+use poem_openapi::types::{Example, MaybeUndefined};
 use serde_json::json;
 use shutterbox_pipeline::ImageType;
 
 use super::{
-    file_object::FileObject,
-    files::{FileEnvelope, FileList, Message, Pagination},
+    file_object::{FileObject, Focus},
+    files::{FileEnvelope, FileList, FilePatch, Message, Pagination},
     transform::{OriginalFile, TransformRequest, TransformUrl},
     upload::{ConfirmRequest, ConfirmResponse, PendingUploadObject, PresignRequest},
     warm::{WarmBatchStatus, WarmRequest},
@@ -68,7 +68,20 @@ impl Example for FileObject {
             updated: "Just now".into(),
             raw_updated: "2026-11-24T09:30:00.000Z".into(),
             folder_id: Some("0193b8a2-4e10-7a55-b3c1-9d8e7f6a5b4c".into()),
+            focus: Some(Focus::example()),
         }
+    }
+}
+
+impl Example for Focus {
+    fn example() -> Self {
+        Self { x: 0.5, y: 0.3 }
+    }
+}
+
+impl Example for FilePatch {
+    fn example() -> Self {
+        Self { focus: MaybeUndefined::Value(Focus::example()) }
     }
 }
 

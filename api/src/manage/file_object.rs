@@ -4,7 +4,7 @@
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use poem_openapi::Object;
 use shutterbox_metadata::FileRecord;
-use shutterbox_model::{human_size, iso_millis, time_ago};
+use shutterbox_model::{FocalPoint, human_size, iso_millis, time_ago};
 
 use crate::state::Settings;
 
@@ -38,6 +38,28 @@ pub struct FileObject {
     /// The containing folder's id; null when the file is in no folder.
     #[oai(nullable)]
     pub folder_id: Option<String>,
+    /// Where `gravity=focus` centres a crop, set by `PATCH /files/{id}`; null when none is set (the crop
+    /// then follows `gravity=attention`).
+    #[oai(nullable)]
+    pub focus: Option<Focus>,
+}
+
+/// A point of the picture as fractions of its width and height, 0,0 the top left (up to four decimals).
+#[derive(Debug, Clone, Copy, PartialEq, Object, serde::Deserialize)]
+#[oai(example)]
+pub struct Focus {
+    /// From 0 (left) to 1 (right).
+    #[oai(validator(minimum(value = "0"), maximum(value = "1")))]
+    pub x: f64,
+    /// From 0 (top) to 1 (bottom).
+    #[oai(validator(minimum(value = "0"), maximum(value = "1")))]
+    pub y: f64,
+}
+
+impl From<FocalPoint> for Focus {
+    fn from(point: FocalPoint) -> Self {
+        Self { x: point.x_fraction(), y: point.y_fraction() }
+    }
 }
 
 /// Characters kept as they are in a URL path segment: RFC 3986 unreserved.
@@ -62,6 +84,7 @@ impl FileObject {
             updated: time_ago(now_ms, file.updated_at_ms),
             raw_updated: iso_millis(file.updated_at_ms),
             folder_id: file.folder_id,
+            focus: file.focus.map(Focus::from),
             id: file.id.into_string(),
             name: file.name,
         }

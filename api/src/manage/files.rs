@@ -3,15 +3,29 @@
 use std::sync::Arc;
 
 use poem::web::Data;
+use poem_openapi::types::MaybeUndefined;
 use poem_openapi::{
     Object, OpenApi,
     param::{Path, Query},
     payload::Json,
 };
-use shutterbox_model::{FileId, Operation, clock::now_ms};
+use shutterbox_model::{FileId, FocalPoint, Operation, clock::now_ms};
 
-use super::{delete::delete, file_object::FileObject};
-use crate::{auth::Caller, error::ApiError, http::table::ApiTags, state::AppState};
+use super::{
+    delete::delete,
+    file_object::{FileObject, Focus},
+};
+use crate::{auth::Caller, error::ApiError, http::body::JsonBody, http::table::ApiTags, state::AppState};
+
+/// What `PATCH /files/{id}` changes; a field left out stays as it is.
+#[derive(Debug, Object, serde::Deserialize)]
+#[oai(example)]
+#[serde(deny_unknown_fields)]
+pub struct FilePatch {
+    /// The focal point `gravity=focus` centres a crop on; `null` clears it.
+    #[serde(default)]
+    pub focus: MaybeUndefined<Focus>,
+}
 
 #[derive(Debug, Object)]
 #[oai(example, rename_all = "camelCase")]
@@ -89,6 +103,37 @@ impl FilesApi {
             .file(&caller.account_id, &FileId::new(id.0))
             .await?
             .ok_or_else(|| ApiError::not_found("no file with this id"))?;
+        Ok(Json(FileEnvelope { file: FileObject::new(file, &state.settings, now_ms()) }))
+    }
+
+    /// Update a file
+    ///
+    /// Sets or clears (`null`) the file's focal point, where `gravity=focus` centres a `cover` crop, and
+    /// returns the file. Renders for the old point are no longer served, on any node, once this answers.
+    /// Needs a secret key.
+    #[oai(path = "/files/:id", method = "patch", operation_id = "updateFile")]
+    async fn update(
+        &self,
+        caller: Caller,
+        state: Data<&Arc<AppState>>,
+        /// The file's id.
+        id: Path<String>,
+        body: JsonBody<FilePatch>,
+    ) -> Result<Json<FileEnvelope>, ApiError> {
+        caller.require(Operation::Update)?;
+        let id = FileId::new(id.0);
+        let file = match body.0.focus {
+            MaybeUndefined::Undefined => state.metadata.file(&caller.account_id, &id).await?,
+            MaybeUndefined::Null => state.metadata.set_focus(&caller.account_id, &id, None, now_ms()).await?,
+            MaybeUndefined::Value(Focus { x, y }) => {
+                let point = FocalPoint::from_fractions(x, y)
+                    .ok_or_else(|| ApiError::bad_request("focus.x and focus.y must be numbers from 0 to 1"))?;
+                state.metadata.set_focus(&caller.account_id, &id, Some(point), now_ms()).await?
+            }
+        };
+        let file = file.ok_or_else(|| ApiError::not_found("no file with this id"))?;
+        // Every node drops what it remembers of the file (its record, with the old point, and responses).
+        state.file_changed(&file.id).await;
         Ok(Json(FileEnvelope { file: FileObject::new(file, &state.settings, now_ms()) }))
     }
 

@@ -1,6 +1,8 @@
 //! Files: lookups by id, path and stem, listing, and deletion with their variants.
 
 use super::{FILE_COLUMNS, SqlMetadata, VARIANT_COLUMNS, as_i64, count, file_of, findable, variant_of};
+use shutterbox_model::FocalPoint;
+
 use crate::{DeletedFile, FileRecord, Result};
 pub(super) async fn file(db: &SqlMetadata, account_id: &str, id: &str) -> Result<Option<FileRecord>> {
     if !findable(id) {
@@ -86,6 +88,31 @@ pub(super) async fn delete_file(db: &SqlMetadata, account_id: &str, id: &str) ->
     let file = file_of(&row)?;
     tx.commit().await?;
     Ok(Some(DeletedFile { file, variants }))
+}
+
+pub(super) async fn set_focus(
+    db: &SqlMetadata,
+    account_id: &str,
+    id: &str,
+    focus: Option<FocalPoint>,
+    now_ms: i64,
+) -> Result<Option<FileRecord>> {
+    if !findable(id) {
+        return Ok(None);
+    }
+    let sql = format!(
+        "UPDATE files SET focus_x = $1, focus_y = $2, updated_at = $3 WHERE id = $4 AND account_id = $5 \
+         RETURNING {FILE_COLUMNS}"
+    );
+    let row = sqlx::query(sqlx::AssertSqlSafe(sql))
+        .bind(focus.map(|p| i64::from(p.x)))
+        .bind(focus.map(|p| i64::from(p.y)))
+        .bind(now_ms)
+        .bind(id)
+        .bind(account_id)
+        .fetch_optional(&db.pool)
+        .await?;
+    row.as_ref().map(file_of).transpose()
 }
 
 pub(super) async fn image_files(db: &SqlMetadata, account_id: &str) -> Result<Vec<FileRecord>> {

@@ -14,8 +14,8 @@ use std::{borrow::Cow, path::Path, time::Duration};
 use async_trait::async_trait;
 use rand::Rng;
 use shutterbox_model::{
-    AccountId, AccountName, BatchId, FileId, FileKind, KeyHash, MediaType, ObjectKey, PendingId, Scope, StoredPath,
-    VariantDigest,
+    AccountId, AccountName, BatchId, FileId, FileKind, FocalPoint, KeyHash, MediaType, ObjectKey, PendingId, Scope,
+    StoredPath, VariantDigest,
 };
 use sqlx::{
     AnyPool, Row,
@@ -35,6 +35,7 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
     (3, "warm_batches", include_str!("../../../migrations/0003_warm_batches.sql")),
     (4, "sweeping", include_str!("../../../migrations/0004_sweeping.sql")),
     (5, "variant_cache", include_str!("../../../migrations/0005_variant_cache.sql")),
+    (6, "focus", include_str!("../../../migrations/0006_focus.sql")),
 ];
 
 /// Warming items inserted per statement (3 parameters each, well under SQLite's 32,766).
@@ -48,7 +49,7 @@ pub struct SqlMetadata {
 }
 
 const FILE_COLUMNS: &str =
-    "id, account_id, folder_id, path, name, object_key, raw_type, kind, size, created_at, updated_at";
+    "id, account_id, folder_id, path, name, object_key, raw_type, kind, size, created_at, updated_at, focus_x, focus_y";
 const PENDING_COLUMNS: &str =
     "id, account_id, object_key, name, folder_path, declared_type, size, expires_at, created_at, file_id";
 
@@ -138,6 +139,13 @@ fn file_of(row: &AnyRow) -> Result<FileRecord> {
         size: count(row, "size")?,
         created_at_ms: row.try_get("created_at")?,
         updated_at_ms: row.try_get("updated_at")?,
+        focus: match (row.try_get::<Option<i64>, _>("focus_x")?, row.try_get::<Option<i64>, _>("focus_y")?) {
+            (Some(x), Some(y)) => Some(
+                FocalPoint::from_units(x, y)
+                    .ok_or_else(|| MetadataError::Corrupt(format!("focal point {x},{y} beyond the picture")))?,
+            ),
+            _ => None,
+        },
     })
 }
 
@@ -294,6 +302,16 @@ impl MetadataStore for SqlMetadata {
 
     async fn delete_file(&self, account_id: &AccountId, id: &FileId) -> Result<Option<DeletedFile>> {
         files::delete_file(self, account_id.as_str(), id.as_str()).await
+    }
+
+    async fn set_focus(
+        &self,
+        account_id: &AccountId,
+        id: &FileId,
+        focus: Option<FocalPoint>,
+        now_ms: i64,
+    ) -> Result<Option<FileRecord>> {
+        files::set_focus(self, account_id.as_str(), id.as_str(), focus, now_ms).await
     }
 
     async fn image_files(&self, account_id: &AccountId) -> Result<Vec<FileRecord>> {

@@ -112,6 +112,7 @@ pub(super) async fn confirm_pending(db: &SqlMetadata, pending_id: &str, file: Ne
                 size: file.size,
                 created_at_ms: file.now_ms,
                 updated_at_ms: file.now_ms,
+                focus: None,
             })));
         }
     }

@@ -25,3 +25,19 @@ pub fn noise_jpeg(side: u32) -> Vec<u8> {
     image::codecs::jpeg::JpegEncoder::new_with_quality(&mut bytes, 90).encode_image(&image).expect("encode");
     bytes
 }
+
+/// A 400×300 PNG: grey noise, and a red disc near the bottom right (where `gravity=attention` and
+/// `entropy` put a crop).
+pub fn subject_png() -> Vec<u8> {
+    let img = image::RgbaImage::from_fn(400, 300, |x, y| {
+        if (f64::from(x) - 330.0).hypot(f64::from(y) - 220.0) < 40.0 {
+            image::Rgba([220, 40, 30, 255])
+        } else {
+            let noise = ((x * 7 + y * 13) % 11) as u8;
+            image::Rgba([120 + noise, 120 + noise, 120 + noise, 255])
+        }
+    });
+    let mut out = Vec::new();
+    img.write_to(&mut std::io::Cursor::new(&mut out), image::ImageFormat::Png).unwrap();
+    out
+}

@@ -22,7 +22,7 @@ use std::time::Duration;
 
 pub use app::{TestApp, file_id};
 pub use http::{RawResponse, assert_error, raw_request};
-pub use images::{PNG, dimensions, noise_jpeg};
+pub use images::{PNG, dimensions, noise_jpeg, subject_png};
 pub use processes::{ServeProcess, free_port, shutterbox, terminate};
 
 /// Polls `check` every 50 ms until it holds, for at most `secs` seconds.
