@@ -1,5 +1,6 @@
 //! Fuzz target `decode`: arbitrary bytes as an uploaded image through `shutterbox_pipeline::render`, the
-//! path every delivery takes (format sniffing, the pixel budget, the JPEG planar and shrink-on-load paths,
+//! path every delivery takes, and through `read_facts` and `summarize`, what confirm and the description
+//! job read of it (format sniffing, the pixel budget, the JPEG planar and shrink-on-load paths,
 //! the `image` crate's decoders, AVIF through avif-parse and libaom, then the operations and an encoder).
 //!
 //! Input: the first byte picks one of `CASES` (a transformation and an output format), the rest is the
@@ -13,7 +14,9 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use shutterbox_pipeline::{OutputFormat, RenderOptions, SourceFormat, Target, Transform, render};
+use shutterbox_pipeline::{
+    OutputFormat, RenderOptions, SourceFormat, Target, Transform, read_facts, render, summarize,
+};
 
 /// Largest source accepted, in pixels: enough for every decoder's code paths, small enough to stay fast.
 const MAX_PIXELS: u64 = 4_000_000;
@@ -44,8 +47,20 @@ fuzz_target!(|data: &[u8]| {
     if target == Target::Source && SourceFormat::detect(source) == Some(SourceFormat::Avif) {
         target = PNG;
     }
+    // The facts confirm reads: a first part of the file gives the whole file's facts or asks for more.
+    let whole = read_facts(source, true);
+    if let Ok(Some(from_head)) = read_facts(&source[..source.len() / 2], false) {
+        assert_eq!(whole.ok(), Some(Some(from_head)), "the head's facts are the file's");
+    }
+    let options = RenderOptions { max_pixels: MAX_PIXELS, ..RenderOptions::default() };
+    // One input in 16 is described as the description job does (one decode, reduced to 100 pixels).
+    if selector % 16 == 15
+        && let Err(error) = summarize(source, &options)
+    {
+        assert!(error.is_client_error(), "summarize: {error}");
+    }
     let transform = Transform::from_query(query).expect("the fixed queries are valid");
-    match render(source, &transform, target, RenderOptions { max_pixels: MAX_PIXELS, ..RenderOptions::default() }) {
+    match render(source, &transform, target, options) {
         Ok(rendered) => {
             assert!(!rendered.bytes.is_empty(), "{query}: empty output");
             assert!(rendered.width > 0 && rendered.height > 0, "{query}: {}x{}", rendered.width, rendered.height);

@@ -4,6 +4,7 @@
 
 pub mod clock;
 pub mod display;
+pub mod facts;
 pub mod focus;
 pub mod id;
 pub mod key;
@@ -13,6 +14,7 @@ pub mod scope;
 pub mod sniff;
 
 pub use display::{human_size, iso_millis, time_ago};
+pub use facts::{ImageFacts, PixelSummary, Rgb};
 pub use focus::{FOCAL_UNITS, FocalPoint};
 pub use id::{AccountId, BatchId, FileId, PendingId, VariantDigest};
 pub use key::{ApiKeySecret, KeyHash};

@@ -1,5 +1,6 @@
 //! `render()` end to end (decode + operations + encode) on the benchmark corpus, the same six operations
-//! that `scripts/bench-sharp.mjs` times with sharp; `scripts/bench-compare.sh` puts both side by side.
+//! that `scripts/bench-sharp.mjs` times with sharp; `scripts/bench-compare.sh` puts both side by side. And
+//! what an upload's image facts cost (`read_facts`, `summarize`).
 //!
 //! ```text
 //! cargo run --release -p shutterbox-pipeline --example make_corpus     # once: writes target/corpus
@@ -21,7 +22,7 @@ use std::{
 };
 
 use criterion::{Criterion, SamplingMode};
-use shutterbox_pipeline::{OutputFormat, RenderOptions, Target, Transform, render};
+use shutterbox_pipeline::{OutputFormat, RenderOptions, Target, Transform, read_facts, render, summarize};
 
 struct Case {
     /// The benchmark id, shared with `scripts/bench-sharp.mjs`.
@@ -128,6 +129,22 @@ fn bench_render(c: &mut Criterion, corpus: &Path) {
     group.finish();
 }
 
+/// What an upload's facts cost on the 12 MP JPEG (BENCHMARKS.md, "Image facts"): `read_facts` on the 256 KB
+/// confirm reads first (its request path), and `summarize`, the description job's decode and summary.
+fn bench_facts(c: &mut Criterion, corpus: &Path) {
+    let source = std::fs::read(corpus.join(PHOTO)).expect("the corpus photo");
+    let head = &source[..source.len().min(256 << 10)];
+    let options = RenderOptions { parallel: false, ..RenderOptions::default() };
+    let mut group = c.benchmark_group("facts");
+    group.sampling_mode(SamplingMode::Flat).sample_size(20).measurement_time(Duration::from_secs(4));
+    let facts = read_facts(head, false).expect("facts").expect("a JPEG's facts are in its head");
+    assert_eq!((facts.width, facts.height), (4000, 3000));
+    group.bench_function("read_facts_jpeg4000_head", |b| b.iter(|| read_facts(black_box(head), false)));
+    group
+        .bench_function("summarize_jpeg4000", |b| b.iter(|| summarize(black_box(&source), &options).expect("summary")));
+    group.finish();
+}
+
 fn main() {
     // As the service runs (its main does the same).
     shutterbox_pipeline::codec_memory::keep_codec_buffers();
@@ -144,5 +161,6 @@ fn main() {
     }
     let mut criterion = Criterion::default().without_plots().configure_from_args();
     bench_render(&mut criterion, &corpus);
+    bench_facts(&mut criterion, &corpus);
     criterion.final_summary();
 }

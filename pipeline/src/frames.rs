@@ -38,6 +38,32 @@ pub(crate) fn count_gif(bytes: &[u8], limit: u64) -> Result<u64, PipelineError> 
     Ok(frames)
 }
 
+/// Whether a GIF has a transparent colour: a graphic control extension (before any of its images) whose
+/// transparency flag is set, as libvips gives such a GIF an alpha channel.
+pub(crate) fn gif_has_transparency(bytes: &[u8]) -> bool {
+    if bytes.len() < 13 {
+        return false;
+    }
+    let mut at = 13 + color_table_len(bytes[10]);
+    while let Some(&block) = bytes.get(at) {
+        match block {
+            0x21 => {
+                // A graphic control extension: label 0xF9, block size 4, then its packed flags.
+                if bytes.get(at + 1) == Some(&0xF9) && bytes.get(at + 3).is_some_and(|flags| flags & 1 == 1) {
+                    return true;
+                }
+                at = skip_sub_blocks(bytes, at + 2);
+            }
+            0x2C => {
+                let Some(&flags) = bytes.get(at + 9) else { break };
+                at = skip_sub_blocks(bytes, at + 10 + color_table_len(flags) + 1);
+            }
+            _ => break,
+        }
+    }
+    false
+}
+
 /// The size of a GIF's canvas, as libvips (libnsgif) takes it: its logical screen, grown to hold its first
 /// image where that reaches past it; later images are clipped to it. A screen with a side of zero, written by
 /// some encoders, counts as 1×1, so the canvas is the first image's extent and never empty. None for a file
@@ -67,6 +93,11 @@ pub(crate) fn gif_canvas_size(bytes: &[u8]) -> Option<(u16, u16)> {
 /// `ANMF` chunks of a WebP: RIFF header (12 bytes), then chunks of a FourCC, a little-endian length and
 /// the payload padded to an even length.
 pub(crate) fn count_webp(bytes: &[u8], limit: u64) -> u64 {
+    // Without VP8X's animation flag the file is a still, whatever chunks follow (as libwebp reads it).
+    const ANIMATION: u8 = 0x02;
+    if bytes.get(12..16) != Some(b"VP8X") || bytes.get(20).is_none_or(|flags| flags & ANIMATION == 0) {
+        return 0;
+    }
     let mut at = 12;
     let mut frames = 0;
     while let Some(header) = bytes.get(at..at + 8) {
@@ -83,7 +114,8 @@ pub(crate) fn count_webp(bytes: &[u8], limit: u64) -> u64 {
 }
 
 /// APNG frames: the `fcTL` chunks present, whatever `acTL` declares (a count that disagrees with the
-/// chunks is a damaged file, which browsers play with the frames it has); 0 for a PNG without them, and for
+/// chunks is a damaged file, which browsers play with the frames it has); 0 for a PNG without them or
+/// without an `acTL` before its image data (browsers show such a file as a still), and for
 /// an APNG that is shown as its default image: one whose `fcTL`/`fdAT` sequence numbers do not run 0, 1, 2…
 /// (browsers then drop the animation, and libvips always shows the default image), or of 16-bit samples,
 /// which the `image` crate's APNG decoder refuses. PNG chunks are a big-endian length, a type, the data and
@@ -93,10 +125,13 @@ pub(crate) fn count_apng(bytes: &[u8], limit: u64) -> u64 {
     if bytes.get(12..16) == Some(b"IHDR") && bytes.get(24) == Some(&16) {
         return 0;
     }
-    let (mut at, mut controls, mut sequence) = (8, 0, 0u32);
+    let (mut at, mut controls, mut sequence, mut declared) = (8, 0, 0u32, false);
     while let Some(header) = bytes.get(at..at + 8) {
         let len = u32::from_be_bytes([header[0], header[1], header[2], header[3]]) as usize;
         match &header[4..8] {
+            b"acTL" => declared = true,
+            // An APNG declares itself (acTL) before its image data; after it, browsers show a still.
+            b"IDAT" if !declared => return 0,
             kind @ (b"fcTL" | b"fdAT") => {
                 let number = bytes.get(at + 8..at + 12).map(|n| u32::from_be_bytes([n[0], n[1], n[2], n[3]]));
                 if number != Some(sequence) {
@@ -291,6 +326,23 @@ mod tests {
         }
         // 16-bit samples: the animation decoder refuses them, so the default image is shown.
         assert_eq!(count(&apng_numbered(2, 16, &[0, 1, 2, 3]), SourceFormat::Png, 100).unwrap(), 1);
+    }
+
+    #[test]
+    fn an_animation_its_container_does_not_declare_is_a_still() {
+        // acTL after the image data: browsers show the default image.
+        let apng = apng_of(3, 3);
+        let idat = [&[0, 0, 0, 0][..], b"IDAT", &[0; 4]].concat();
+        let after_ihdr = 8 + 25;
+        let undeclared = [&apng[..after_ihdr], &idat, &apng[after_ihdr..]].concat();
+        assert_eq!(count(&undeclared, SourceFormat::Png, 100).unwrap(), 1);
+        let declared = [&apng[..], &idat].concat();
+        assert_eq!(count(&declared, SourceFormat::Png, 100).unwrap(), 3);
+        // ANMF chunks without VP8X's animation flag: libwebp reads a still.
+        let mut webp = webp_of(3);
+        assert_eq!(&webp[12..16], b"VP8X");
+        webp[20] &= !0x02;
+        assert_eq!(count(&webp, SourceFormat::Webp, 100).unwrap(), 1);
     }
 
     #[test]

@@ -188,6 +188,30 @@ const ATTENTION_SIDE: u32 = 32;
 /// the window's diagonal (at least 1), and the window centred on its maximum, clamped inside.
 fn attention(image: &image::RgbaImage, window: Size) -> (u32, u32) {
     let (width, height) = image.dimensions();
+    let (x, y) = attention_cell(image, window);
+    // libvips' arithmetic, to the last rounding.
+    let centre_x = (f64::from(x) / (f64::from(ATTENTION_SIDE) / f64::from(width))) as i64;
+    let centre_y = (f64::from(y) / (f64::from(ATTENTION_SIDE) / f64::from(height))) as i64;
+    let left = (centre_x - i64::from(window.width / 2)).clamp(0, i64::from(width.saturating_sub(window.width)));
+    let top = (centre_y - i64::from(window.height / 2)).clamp(0, i64::from(height.saturating_sub(window.height)));
+    (left as u32, top as u32)
+}
+
+/// The point of a whole picture where `attention` centres a window: its map computed for the largest
+/// square window (what a square thumbnail crops), as fractions of the sides. Stored per file, so that
+/// `gravity=focus` needs no look at the pixels.
+pub fn attention_point(image: &DynamicImage) -> FocalPoint {
+    let side = image.width().min(image.height());
+    let (x, y) = attention_cell(&premultiplied_rgba(image), Size::new(side, side));
+    let fraction = |cell: u32| f64::from(cell) / f64::from(ATTENTION_SIDE);
+    FocalPoint::from_fractions(fraction(x), fraction(y))
+        .unwrap_or(FocalPoint { x: FOCAL_UNITS / 2, y: FOCAL_UNITS / 2 })
+}
+
+/// The cell of the 32×32 attention map (`attention`) with the highest score: where the window is centred,
+/// its left and top edges in cells.
+fn attention_cell(image: &image::RgbaImage, window: Size) -> (u32, u32) {
+    let (width, height) = image.dimensions();
     let side = ATTENTION_SIDE as usize;
     let small = crate::ops::scale_rgba(image, Size::new(ATTENTION_SIDE, ATTENTION_SIDE));
     let hscale = f64::from(ATTENTION_SIDE) / f64::from(width);
@@ -229,12 +253,7 @@ fn attention(image: &image::RgbaImage, window: Size) -> (u32, u32) {
             best = (i, value);
         }
     }
-    let (x_pos, y_pos) = ((best.0 % side) as f64, (best.0 / side) as f64);
-    let centre_x = (x_pos / hscale) as i64;
-    let centre_y = (y_pos / vscale) as i64;
-    let left = (centre_x - i64::from(window.width / 2)).clamp(0, i64::from(width.saturating_sub(window.width)));
-    let top = (centre_y - i64::from(window.height / 2)).clamp(0, i64::from(height.saturating_sub(window.height)));
-    (left as u32, top as u32)
+    ((best.0 % side) as u32, (best.0 / side) as u32)
 }
 
 /// sRGB (8-bit) to CIE XYZ under D65, Y = 100 for white (libvips' XYZ scale).

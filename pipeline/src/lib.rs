@@ -13,6 +13,8 @@
 //! - `gravity` places a `cover` crop's window: by compass or focal point, or from the scaled pixels
 //!   (`attention`, `entropy`, as libvips' smartcrop).
 //! - `working_copy` says which sources renders read through a full-size JPEG copy (HEIC, JPEG XL).
+//! - `facts` reads what a front end needs to know of a picture: its size, alpha and frames from its
+//!   headers, its dominant colour, ThumbHash, BlurHash, placeholder and attention point from its pixels.
 //! - `placeholder` draws the thumbnails of files that have no picture of their own.
 
 mod animation;
@@ -22,6 +24,7 @@ mod colour;
 pub mod decode;
 pub mod encode;
 mod error;
+pub mod facts;
 mod frames;
 pub mod geometry;
 mod gif_canvas;
@@ -58,6 +61,7 @@ mod yuv;
 pub use encode::OutputFormat;
 pub use encode::Rendered;
 pub use error::PipelineError;
+pub use facts::{read_facts, summarize};
 pub use geometry::{Padding, Rect, ResizePlan, Size, plan_resize};
 pub use gravity::{FOCAL_UNITS, FocalPoint, Gravity, Interest};
 pub use image_type::{IMAGE_TYPES, ImageType, ImageTypeInfo};

@@ -164,6 +164,14 @@ impl Probe {
     /// Reads `bytes`' headers, refusing within `options`' limits what is not a supported image, has more
     /// pixels than allowed, or more frames.
     pub fn read(bytes: &[u8], options: &RenderOptions) -> Result<Self, PipelineError> {
+        let mut probe = Self::headers(bytes, options)?;
+        probe.colour =
+            crate::colour::embedded_profile(bytes, probe.format, options.max_pixels).and_then(|icc| ToSrgb::new(&icc));
+        Ok(probe)
+    }
+
+    /// `read` without the colour profile.
+    pub fn headers(bytes: &[u8], options: &RenderOptions) -> Result<Self, PipelineError> {
         let format = SourceFormat::detect(bytes).ok_or(PipelineError::UnsupportedFormat)?;
         if format == SourceFormat::Avif {
             crate::isobmff::check_boxes(bytes).map_err(PipelineError::decode)?;
@@ -190,8 +198,6 @@ impl Probe {
         };
         probe.frames = frames;
         check_source_pixels(probe.stored.width, probe.stored.height, options.max_pixels)?;
-        probe.colour =
-            crate::colour::embedded_profile(bytes, format, options.max_pixels).and_then(|icc| ToSrgb::new(&icc));
         Ok(probe)
     }
 

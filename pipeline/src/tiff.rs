@@ -52,6 +52,28 @@ pub(crate) fn header(bytes: &[u8], max_pixels: u64) -> Result<(Size, Orientation
     Ok((size, orientation))
 }
 
+/// Whether the first page decodes with an alpha channel (`decode`): a sample after the colour ones, as
+/// libvips takes it, except in a palette or LogL/LogLuv page, which decode without one.
+pub(crate) fn has_alpha(bytes: &[u8], max_pixels: u64) -> Result<bool, PipelineError> {
+    const LOG_L: u16 = 32844;
+    const LOG_LUV: u16 = 32845;
+    let (mut decoder, _) = open(bytes, max_pixels)?;
+    let photometric = decoder.find_tag_unsigned::<u16>(Tag::PhotometricInterpretation).ok().flatten();
+    if matches!(photometric, Some(LOG_L | LOG_LUV)) {
+        return Ok(false);
+    }
+    let color = decoder.colortype().map_err(PipelineError::decode)?;
+    let samples = samples_per_pixel(&mut decoder, color);
+    Ok(Layout::of(color).is_some_and(|layout| usize::from(samples) > layout.shape().0))
+}
+
+/// The samples a pixel has: the colour type's, or more where SamplesPerPixel says so (the colour type
+/// leaves out an extra sample that is not marked alpha).
+fn samples_per_pixel(decoder: &mut PageDecoder<'_>, color: ColorType) -> u16 {
+    let samples = decoder.find_tag_unsigned::<u16>(Tag::SamplesPerPixel).ok().flatten();
+    samples.map_or(samples_of(color), |n| n.max(samples_of(color)))
+}
+
 /// The first page's ICC profile (tag 34675), if it has one.
 pub(crate) fn icc_profile(bytes: &[u8], max_pixels: u64) -> Option<Vec<u8>> {
     let (mut decoder, _) = open(bytes, max_pixels).ok()?;
@@ -65,13 +87,7 @@ pub(crate) fn decode(bytes: &[u8], max_pixels: u64) -> Result<DynamicImage, Pipe
         return Ok(image);
     }
     let color = decoder.colortype().map_err(PipelineError::decode)?;
-    // The samples a pixel has (the colour type leaves out an extra sample that is not marked alpha).
-    let samples = decoder
-        .find_tag_unsigned::<u16>(Tag::SamplesPerPixel)
-        .ok()
-        .flatten()
-        .map_or(samples_of(color), |n| n.max(samples_of(color)));
-    let samples = usize::from(samples);
+    let samples = usize::from(samples_per_pixel(&mut decoder, color));
     let ycbcr = matches!(color, ColorType::YCbCr(_)).then(|| YCbCr::of(&mut decoder));
     if let Some(ycbcr) = ycbcr
         && let Some(image) = subsampled_ycbcr(&mut decoder, bytes, size, ycbcr)?
@@ -112,12 +128,8 @@ pub(crate) fn decode(bytes: &[u8], max_pixels: u64) -> Result<DynamicImage, Pipe
         return through_palette(&values, &map, bits, size);
     }
     // An extra sample after the colour ones is alpha, as libvips takes it.
-    let layout = match color {
-        ColorType::Gray(_) | ColorType::GrayA(_) | ColorType::Multiband { .. } => Layout::Gray,
-        ColorType::RGB(_) | ColorType::RGBA(_) | ColorType::YCbCr(_) => Layout::Rgb,
-        ColorType::CMYK(_) | ColorType::CMYKA(_) => Layout::Cmyk,
-        other => return Err(PipelineError::Decode(format!("TIFF colour type {other:?} is not supported"))),
-    };
+    let layout = Layout::of(color)
+        .ok_or_else(|| PipelineError::Decode(format!("TIFF colour type {color:?} is not supported")))?;
     let image = build(&values, layout, samples, size)?;
     Ok(if premultiplied { unpremultiplied(image) } else { image })
 }
@@ -571,6 +583,16 @@ enum Layout {
 }
 
 impl Layout {
+    /// How a colour type's samples are read; `None` for what is decoded otherwise (a palette) or not at all.
+    fn of(color: ColorType) -> Option<Self> {
+        Some(match color {
+            ColorType::Gray(_) | ColorType::GrayA(_) | ColorType::Multiband { .. } => Self::Gray,
+            ColorType::RGB(_) | ColorType::RGBA(_) | ColorType::YCbCr(_) => Self::Rgb,
+            ColorType::CMYK(_) | ColorType::CMYKA(_) => Self::Cmyk,
+            _ => return None,
+        })
+    }
+
     /// Colour samples in, colour channels out, where the alpha sample is when there is one.
     fn shape(self) -> (usize, usize, usize) {
         match self {

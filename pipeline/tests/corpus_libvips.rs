@@ -31,7 +31,7 @@ use std::{
 };
 
 use common::corpora;
-use shutterbox_pipeline::{OutputFormat, RenderOptions, Size, Target, Transform, output_size, render};
+use shutterbox_pipeline::{OutputFormat, RenderOptions, Size, Target, Transform, output_size, read_facts, render};
 
 /// The box each file is rendered into: small enough to keep the AVIF encodes cheap, large enough that the
 /// 8×8 fingerprint averages many pixels.
@@ -201,6 +201,19 @@ fn check(root: &Path, expected: &Expected) -> Option<String> {
             Ok(result) => result,
             Err(_) => return Some(format!("panicked rendering to {}", format.display_name())),
         };
+        if let Ok(rendered) = &result {
+            // What confirm tells of the file (its facts) is what delivery renders: the same size.
+            match read_facts(&bytes, true) {
+                Ok(Some(facts)) => {
+                    let size = output_size(&transform, Size::new(facts.width, facts.height)).unwrap();
+                    if (rendered.width, rendered.height) != (size.width, size.height) {
+                        problems
+                            .push(format!("its facts say {}x{}, which renders at {size:?}", facts.width, facts.height));
+                    }
+                }
+                other => problems.push(format!("it renders, but its facts are {other:?}")),
+            }
+        }
         match (&expected.outcome, result) {
             (_, Err(error)) if !error.is_client_error() => {
                 return Some(format!("an internal error rendering to {}: {error}", format.display_name()));

@@ -1,7 +1,11 @@
 //! What the corpus tests share: where the shared corpora are, and libvips' reading of files through one of
 //! the sharp scripts in `scripts/`.
 
-use std::{path::PathBuf, process::Command};
+use std::{
+    io::Write,
+    path::PathBuf,
+    process::{Command, Stdio},
+};
 
 /// The shared corpora: `SHUTTERBOX_CORPORA`, by default the `shared/corpora` folder beside the repository.
 /// Missing fails the test, naming it.
@@ -16,14 +20,36 @@ pub fn corpora() -> PathBuf {
 /// `SHUTTERBOX_SHARP_NODE_MODULES` (scripts/test.sh installs one; missing fails the test, naming it).
 #[allow(dead_code)] // not every test binary that shares this module asks sharp
 pub fn sharp_lines(script: &str, files: &[PathBuf]) -> Vec<serde_json::Value> {
+    node_lines(script, files, &[])
+}
+
+/// The JSON lines `scripts/<script>` prints for `args`, given `input` (JSON lines) on its standard input,
+/// run by node with the node_modules of `SHUTTERBOX_SHARP_NODE_MODULES` (sharp and the placeholder
+/// decoders; scripts/test.sh installs them; missing fails the test, naming it).
+#[allow(dead_code)] // not every test binary that shares this module runs node
+pub fn node_lines(script: &str, args: &[PathBuf], input: &[serde_json::Value]) -> Vec<serde_json::Value> {
     let modules = std::env::var("SHUTTERBOX_SHARP_NODE_MODULES")
         .expect("SHUTTERBOX_SHARP_NODE_MODULES names no node_modules with sharp in it (scripts/test.sh installs one)");
     let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../scripts").join(script);
-    let output = Command::new("node").arg(script).args(files).env("NODE_PATH", &modules).output().expect("node runs");
-    assert!(output.status.success(), "sharp: {}", String::from_utf8_lossy(&output.stderr));
+    let mut child = Command::new("node")
+        .arg(script)
+        .args(args)
+        .env("NODE_PATH", &modules)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("node runs");
+    let mut stdin = child.stdin.take().expect("node's input");
+    for line in input {
+        writeln!(stdin, "{line}").expect("node reads its input");
+    }
+    drop(stdin);
+    let output = child.wait_with_output().expect("node runs");
+    assert!(output.status.success(), "node: {}", String::from_utf8_lossy(&output.stderr));
     String::from_utf8(output.stdout)
-        .expect("sharp prints UTF-8")
+        .expect("node prints UTF-8")
         .lines()
-        .map(|line| serde_json::from_str(line).expect("sharp prints JSON lines"))
+        .map(|line| serde_json::from_str(line).expect("node prints JSON lines"))
         .collect()
 }
