@@ -10,6 +10,8 @@
 #    `tsc --strict` (a spec change that breaks a call fails here) and runs the flow with openapi-fetch.
 # 4. Drives Swagger UI at /v1/docs in headless Chromium (playwright-core): authorize, "Try it out" on
 #    GET /files, a 200 with the listing; the screenshot is kept at <target>/clients/swagger-ui.png.
+# 5. Runs the gallery page of docs/api.md ("Image facts") as written and checks it in the same browser:
+#    boxes and placeholders before the pictures arrive, the pictures after (<target>/clients/gallery.png).
 #
 # The Python tools are pinned in a virtualenv under <target>/clients/venv, the npm packages by
 # clients/typescript/package-lock.json (`npm ci`). Installs Debian's chromium when missing (set
@@ -86,4 +88,6 @@ node clients/typescript/dist/flow.js "$url" "$key"
 
 echo "== Swagger UI in headless Chromium"
 CHROMIUM=$chromium node clients/typescript/dist/swagger-ui.js "$url" "$key" "$out/swagger-ui.png"
+echo "== The gallery page of docs/api.md in headless Chromium"
+CHROMIUM=$chromium node clients/typescript/dist/gallery.js "$url" "$key" docs/api.md "$(free_port)" "$out/gallery.png"
 echo "== clients passed (generated code, logs and the screenshot in $out)"

@@ -88,6 +88,7 @@ impl Application {
         };
         let cold_renders = cold_render_throttle(&config, queue.redis.as_ref());
         let bootstrap_key = bootstrap(metadata.as_ref()).await?;
+        note_undescribed_images(metadata.as_ref()).await;
 
         let settings = Settings {
             raw_base_url: config
@@ -232,6 +233,20 @@ fn cold_render_throttle(config: &Config, redis: Option<&RedisBackend>) -> Option
 /// `SHUTTERBOX_URL_SIGNING_KEYS`, parsed; the error names the bad entry, never a key.
 pub fn signing_keys(list: Option<&str>) -> Result<Option<UrlSigningKeys>, StartError> {
     list.map(str::parse).transpose().map_err(|e: KeysError| StartError::Config(e.to_string()))
+}
+
+/// Says at start-up how many images have no facts or placeholders yet (uploaded before they existed, or
+/// whose description job was lost), and how to make them: the description is a job per image, which an
+/// upgrade does not queue for every stored file on every node's start.
+async fn note_undescribed_images(metadata: &dyn MetadataStore) {
+    match metadata.undescribed_images(None, 0).await {
+        Ok((_, 0)) => {}
+        Ok((_, count)) => tracing::warn!(
+            count,
+            "{count} images have no width, height or placeholders yet; run `shutterbox backfill` to describe them"
+        ),
+        Err(e) => tracing::warn!(error = %e, "could not count the images left to describe"),
+    }
 }
 
 async fn bootstrap(metadata: &dyn MetadataStore) -> Result<Option<MintedKey>, StartError> {

@@ -1,7 +1,9 @@
 //! The `shutterbox` binary: `serve` runs the service, `worker` runs jobs alone (distributed mode), `upload`
 //! uploads files and `warm` warms variants in a batch through the API, `sign` signs delivery URLs, `keys create`
-//! mints API keys, `openapi` prints the API document, `migrate` brings the metadata schema up to date.
+//! mints API keys, `openapi` prints the API document, `migrate` brings the metadata schema up to date,
+//! `backfill` describes images stored before image facts existed.
 
+mod backfill;
 mod sign;
 mod upload;
 mod warm;
@@ -47,6 +49,9 @@ enum Command {
     Openapi,
     /// Apply metadata migrations and exit (serve also applies them on start).
     Migrate(BackendConfig),
+    /// Read the image facts and placeholders of images uploaded before they existed, with a progress bar;
+    /// resumable (a run takes only what is left). `serve` may run meanwhile.
+    Backfill(backfill::BackfillArgs),
 }
 
 #[derive(Subcommand)]
@@ -148,6 +153,7 @@ async fn run(command: Command) -> Result<(), String> {
             println!("{}", shutterbox_api::openapi::spec_json());
             Ok(())
         }
+        Command::Backfill(args) => backfill::run(args).await,
         Command::Migrate(backend) => {
             open_metadata(&backend).await.map_err(|e| e.to_string())?;
             println!("metadata schema is up to date");

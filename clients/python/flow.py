@@ -12,6 +12,7 @@ URL, which are not API calls. Exits non-zero at the first thing that is not as d
 
 import struct
 import sys
+import time
 import zlib
 
 import httpx
@@ -87,6 +88,8 @@ def main() -> None:
     check(file.type_ == "image" and file.raw_type == "image/png", "the file is a PNG image")
     check(file.raw_size == len(image), "rawSize is the uploaded size")
     check(file.folder_id is not None, "folderId is set for a file in a folder")
+    check((file.width, file.height) == (320, 200), f"the image's size from confirm ({file.width}×{file.height})")
+    check(file.has_alpha is False and file.animated is False and file.frame_count == 1, "alpha and frames")
 
     listing = list_files.sync_detailed(client=authorized, page=1, page_size=100)
     check(isinstance(listing.parsed, FileList), "list → FileList")
@@ -96,6 +99,17 @@ def main() -> None:
 
     got = get_file.sync_detailed(file.id, client=api_key_header)
     check(isinstance(got.parsed, FileEnvelope) and got.parsed.file.id == file.id, "get (ApiKey header) → the file")
+    # The placeholders come from a job after confirm: null until it ran.
+    for _ in range(100):
+        described = get_file.sync_detailed(file.id, client=api_key_header).parsed
+        assert isinstance(described, FileEnvelope)
+        if isinstance(described.file.placeholder, str):
+            break
+        time.sleep(0.1)
+    check(isinstance(described.file.placeholder, str) and described.file.placeholder.startswith("data:image/webp"),
+          "the placeholder, once described")
+    check(isinstance(described.file.dominant_color, str) and len(described.file.dominant_color) == 7, "dominantColor")
+    check(isinstance(described.file.thumbhash, str) and isinstance(described.file.blurhash, str), "the hashes")
 
     transform = create_transform_url.sync_detailed(
         file.id, client=authorized, body=TransformRequest(w=64, format_=TransformRequestFormat.PNG, gray=True)

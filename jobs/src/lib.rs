@@ -29,6 +29,9 @@ pub enum Job {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         warm: Option<WarmItem>,
     },
+    /// Read an image's facts and pixel summary (`shutterbox_pipeline::summarize`) and record them with the
+    /// file: queued by confirm, run for older files by `shutterbox backfill`.
+    DescribeImage { file_id: FileId },
 }
 
 /// One (file, transformation) pair of a warming batch, whose outcome the batch's progress counts.
@@ -73,6 +76,11 @@ impl Job {
             .map_err(|e| UnknownJob { kind: payload.kind().to_owned(), reason: e.to_string() })
     }
 
+    /// The job describing image `file_id`.
+    pub fn describe_image(file_id: &FileId) -> Self {
+        Self::DescribeImage { file_id: file_id.clone() }
+    }
+
     /// Puts the job on `queue`.
     pub async fn enqueue(&self, queue: &dyn JobQueue) -> Result<(), QueueError> {
         queue.enqueue(self.to_payload()).await
@@ -82,7 +90,7 @@ impl Job {
     pub fn warm_item(&self) -> Option<&WarmItem> {
         match self {
             Self::RenderVariant { warm, .. } => warm.as_ref(),
-            Self::DeleteObject { .. } => None,
+            Self::DeleteObject { .. } | Self::DescribeImage { .. } => None,
         }
     }
 }
@@ -108,6 +116,7 @@ mod tests {
                 format!(r#"{{"kind":"delete_object","key":"files/{id}/original"}}"#),
                 Job::DeleteObject { key: ObjectKey::parse(&format!("files/{id}/original")).unwrap() },
             ),
+            (format!(r#"{{"kind":"describe_image","file_id":"{id}"}}"#), Job::describe_image(&FileId::new(id))),
             (
                 format!(r#"{{"kind":"render_variant","file_id":"{id}","query":"w=256&h=256&q=80","target":"webp"}}"#),
                 Job::render_variant(&FileId::new(id), spec("w=256&h=256&fit=cover&q=80", "webp"), None),

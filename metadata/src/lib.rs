@@ -6,7 +6,10 @@ mod records;
 mod sql;
 
 use async_trait::async_trait;
-use shutterbox_model::{AccountId, AccountName, BatchId, FileId, FocalPoint, KeyHash, PendingId, Scope, VariantDigest};
+use shutterbox_model::{
+    AccountId, AccountName, BatchId, FileId, FocalPoint, ImageFacts, KeyHash, PendingId, PixelSummary, Scope,
+    VariantDigest,
+};
 
 pub use records::{
     Account, ConfirmOutcome, DeletedFile, FileRecord, KeyRecord, NewFile, PendingUpload, VariantRecord, VariantRoom,
@@ -143,6 +146,21 @@ pub trait MetadataStore: Send + Sync + 'static {
         focus: Option<FocalPoint>,
         now_ms: i64,
     ) -> Result<Option<FileRecord>>;
+
+    /// Records what the description job found of image `id` at `now_ms`: its facts and pixel summary, each
+    /// `None` when they could not be read (facts already recorded are kept then). `false` when the file no
+    /// longer exists.
+    async fn describe_file(
+        &self,
+        id: &FileId,
+        facts: Option<ImageFacts>,
+        summary: Option<&PixelSummary>,
+        now_ms: i64,
+    ) -> Result<bool>;
+
+    /// Images the description job has not run for (of every account), in id order after `after`, at most
+    /// `limit`; and how many there are in all (`shutterbox backfill`).
+    async fn undescribed_images(&self, after: Option<&FileId>, limit: u64) -> Result<(Vec<FileRecord>, u64)>;
 
     /// The account's image files (batch warming of a whole account).
     async fn image_files(&self, account_id: &AccountId) -> Result<Vec<FileRecord>>;

@@ -1,8 +1,8 @@
 //! The records the metadata store reads and writes.
 
 use shutterbox_model::{
-    AccountId, AccountName, BatchId, FileId, FileKind, FileName, FocalPoint, FolderPath, MediaType, ObjectKey,
-    PendingId, Scope, StoredPath, VariantDigest,
+    AccountId, AccountName, BatchId, FileId, FileKind, FileName, FocalPoint, FolderPath, ImageFacts, MediaType,
+    ObjectKey, PendingId, PixelSummary, Scope, StoredPath, VariantDigest,
 };
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -61,6 +61,8 @@ pub struct NewFile {
     pub kind: FileKind,
     pub size: u64,
     pub now_ms: i64,
+    /// An image's facts, as far as confirm read them from its headers.
+    pub facts: Option<ImageFacts>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -89,6 +91,12 @@ pub struct FileRecord {
     pub updated_at_ms: i64,
     /// Where `gravity=focus` centres a crop (`PATCH /v1/files/{id}`); none by default.
     pub focus: Option<FocalPoint>,
+    /// An image's size, alpha and frames (from its headers at confirm, or by the description job); none for
+    /// a file that is no image, or until the job read headers confirm could not.
+    pub facts: Option<ImageFacts>,
+    /// An image's colour, hashes, placeholder and attention point, from the description job; none until it
+    /// ran, or when its pixels could not be read.
+    pub summary: Option<PixelSummary>,
 }
 
 /// A rendered variant kept in the object store.

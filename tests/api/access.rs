@@ -31,10 +31,10 @@ async fn spawn(signing: Option<&str>, presets_only: bool) -> TestApp {
     .await
 }
 
-/// An uploaded PNG, its thumbnail job done: the file object.
+/// An uploaded PNG, its thumbnail and description jobs done: the file object.
 async fn upload(app: &TestApp) -> Value {
     let file = app.upload("cat.png", "image/png", PNG).await;
-    app.wait_for_jobs(1).await;
+    app.wait_for_jobs(2).await;
     file
 }
 

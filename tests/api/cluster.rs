@@ -33,7 +33,7 @@ async fn render_job_in_hand(app: &TestApp) -> String {
     // 2400×2400 noise: encoding it as AVIF takes a worker seconds, long enough to stop it meanwhile.
     let file = app.upload("heavy.jpg", "image/jpeg", &noise_jpeg(2400)).await;
     let id = file["id"].as_str().unwrap().to_owned();
-    app.wait_for_jobs(1).await; // the thumbnail
+    app.wait_for_jobs(2).await; // the thumbnail and the description
     let response = app
         .authed(Method::POST, &format!("/file/{id}/transform-url"), &app.key)
         .json(&json!({"format": "avif", "q": 90}))
@@ -100,7 +100,7 @@ async fn a_job_failing_every_attempt_is_dead_lettered() {
     let app = TestApp::spawn_cluster(|c| c.backend.job_retry_base_ms = 20).await;
     let file = app.upload("cat.png", "image/png", PNG).await;
     let id = file["id"].as_str().unwrap();
-    app.wait_for_jobs(1).await;
+    app.wait_for_jobs(2).await;
     // The original vanishes behind the service's back: rendering fails each time it is tried.
     std::fs::remove_file(app.objects_dir.join("files").join(id).join("original")).unwrap();
     let response =
@@ -127,7 +127,7 @@ async fn a_duplicate_job_renders_once() {
     let app = TestApp::spawn_cluster(|_| {}).await;
     let file = app.upload("cat.png", "image/png", PNG).await;
     let id = file["id"].as_str().unwrap();
-    app.wait_for_jobs(1).await;
+    app.wait_for_jobs(2).await;
     assert_eq!(app.job_metric("shutterbox_job_renders_total").await, 1, "the thumbnail");
 
     // The same job delivered twice at once, as an at-least-once queue may (bypassing enqueue's dedupe). It
@@ -329,12 +329,12 @@ async fn workers_started_alike_run_side_by_side_on_one_host() {
     for i in 0..6 {
         app.upload(&format!("side-{i}.png"), "image/png", PNG).await;
     }
-    eventually(60, "the three workers finish the six thumbnail jobs", || async {
+    eventually(60, "the three workers finish the twelve jobs (a thumbnail and a description each)", || async {
         let mut done = 0;
         for root in &roots {
             done += app.metric_of(root, "shutterbox_jobs_total{outcome=\"done\"}").await;
         }
-        done >= 6
+        done >= 12
     })
     .await;
 }
@@ -354,7 +354,7 @@ async fn a_worker_whose_probe_address_is_taken_serves_them_on_a_free_port() {
     let log = app.log("worker-moved");
     assert!(log.contains(&format!("{taken} (SHUTTERBOX_WORKER_LISTEN) is in use")), "{log}");
     app.upload("moved.png", "image/png", PNG).await;
-    app.wait_for_jobs(1).await;
+    app.wait_for_jobs(2).await;
 
     // Once the address is free, the configured address is the one used.
     app.kill_worker();

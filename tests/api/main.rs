@@ -9,6 +9,7 @@ mod auth;
 mod cluster;
 mod delivery;
 mod errors;
+mod facts;
 mod faults;
 mod files;
 mod formats;

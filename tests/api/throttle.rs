@@ -20,7 +20,7 @@ async fn spawn(renders: u64, header: Option<&'static str>) -> (TestApp, Value) {
     })
     .await;
     let file = app.upload("cat.png", "image/png", PNG).await;
-    app.wait_for_jobs(1).await;
+    app.wait_for_jobs(2).await;
     (app, file)
 }
 
@@ -69,7 +69,7 @@ async fn renders_beyond_an_addresss_budget_are_429_and_what_exists_is_always_ser
     assert_eq!(get_as(&app, file["secureThumbnailUrl"].as_str().unwrap(), None).await.status(), StatusCode::OK);
     let warm = app.authed(Method::POST, "/warm", &app.key).json(&json!({"transformations": ["w=5"]}));
     assert_eq!(warm.send().await.unwrap().status(), StatusCode::ACCEPTED);
-    app.wait_for_jobs(2).await;
+    app.wait_for_jobs(3).await;
     for _ in 0..app.nodes.len() {
         assert_eq!(get_as(&app, &format!("{url}?w=5"), None).await.status(), StatusCode::OK);
     }

@@ -28,7 +28,7 @@ const STORED: &str = "shutterbox_variant_store_hits_total";
 async fn the_confirm_job_renders_the_thumbnail_before_anyone_asks() {
     let app = TestApp::spawn().await;
     let file = app.upload("photo.png", "image/png", &png(600, 400)).await;
-    app.wait_for_jobs(1).await;
+    app.wait_for_jobs(2).await;
     let (renders, stored) = (app.metric(RENDERS).await, app.metric(STORED).await);
 
     let (status, content_type, bytes) = app.fetch(thumbnail_url(&file)).await;

@@ -98,11 +98,11 @@ async fn needs_a_secret_key_an_image_and_the_callers_file() {
 async fn the_variant_is_rendered_before_its_first_request() {
     let app = TestApp::spawn().await;
     let file = app.upload("cat.png", "image/png", PNG).await;
-    app.wait_for_jobs(1).await; // the thumbnail
+    app.wait_for_jobs(2).await; // the thumbnail and the description
     let id = file["id"].as_str().unwrap();
     let body: Value =
         transform_url(&app, &app.key, id, json!({"w": 10, "format": "jpeg", "q": 60})).await.json().await.unwrap();
-    app.wait_for_jobs(2).await;
+    app.wait_for_jobs(3).await;
     let renders = app.metric("shutterbox_renders_total").await;
     let stored = app.metric("shutterbox_variant_store_hits_total").await;
     let image = app.client.get(body["url"].as_str().unwrap()).send().await.unwrap();

@@ -136,8 +136,18 @@ async fn a_png_upload_returns_a_complete_file_object() {
         "updated",
         "rawUpdated",
         "folderId",
-        // Beyond SPEC.md's fields: the focal point (docs/api.md), null until one is set.
+        // Beyond SPEC.md's fields: the focal point (docs/api.md), null until one is set, and the image's
+        // facts (docs/api.md, "Image facts"), its placeholders null until its description job ran.
         "focus",
+        "width",
+        "height",
+        "hasAlpha",
+        "animated",
+        "frameCount",
+        "dominantColor",
+        "thumbhash",
+        "blurhash",
+        "placeholder",
     ];
     assert_eq!(fields, HashSet::from(expected), "{file}");
     assert_eq!(file["focus"], serde_json::Value::Null);

@@ -29,7 +29,7 @@ async fn ok(app: &TestApp, url: &str) {
 async fn a_file_keeps_its_cap_of_stored_variants_and_the_least_recently_used_goes() {
     let app = TestApp::spawn_with(|config| config.backend.variants_per_file = 4).await;
     let file = app.upload("cat.png", "image/png", PNG).await;
-    app.wait_for_jobs(1).await;
+    app.wait_for_jobs(2).await;
     assert_eq!(stored_variants(&app, &file), 1, "the thumbnail");
     let url = file["secureUrl"].as_str().unwrap();
 
@@ -60,7 +60,7 @@ async fn a_file_keeps_its_cap_of_stored_variants_and_the_least_recently_used_goe
 async fn variants_rendered_by_jobs_are_kept_in_preference_and_a_full_cap_still_serves() {
     let app = TestApp::spawn_with(|config| config.backend.variants_per_file = 2).await;
     let file = app.upload("cat.png", "image/png", PNG).await;
-    app.wait_for_jobs(1).await;
+    app.wait_for_jobs(2).await;
     let url = file["secureUrl"].as_str().unwrap();
     ok(&app, &format!("{url}?w=9")).await;
     eventually(10, "w=9 stored", || async { stored(&app, &file, "w=9") }).await;
@@ -68,7 +68,7 @@ async fn variants_rendered_by_jobs_are_kept_in_preference_and_a_full_cap_still_s
     // Warming renders two more: pinned, they make room by evicting the ad-hoc w=9, and may exceed the cap.
     let warm = app.authed(Method::POST, "/warm", &app.key).json(&json!({"transformations": ["w=7", "w=6"]}));
     assert_eq!(warm.send().await.unwrap().status(), StatusCode::ACCEPTED);
-    app.wait_for_jobs(3).await;
+    app.wait_for_jobs(4).await;
     assert!(stored(&app, &file, "w=7") && stored(&app, &file, "w=6") && !stored(&app, &file, "w=9"));
     assert_eq!(stored_variants(&app, &file), 3, "the thumbnail and the two warmed");
 
@@ -84,7 +84,7 @@ async fn variants_rendered_by_jobs_are_kept_in_preference_and_a_full_cap_still_s
 async fn a_cap_of_zero_stores_only_what_jobs_render() {
     let app = TestApp::spawn_with(|config| config.backend.variants_per_file = 0).await;
     let file = app.upload("cat.png", "image/png", PNG).await;
-    app.wait_for_jobs(1).await;
+    app.wait_for_jobs(2).await;
     let url = file["secureUrl"].as_str().unwrap();
     for w in 1..=3 {
         ok(&app, &format!("{url}?w={w}")).await;
@@ -103,7 +103,7 @@ async fn the_sweep_keeps_stored_variants_within_the_byte_budget() {
     })
     .await;
     let file = app.upload("cat.png", "image/png", PNG).await;
-    app.wait_for_jobs(1).await;
+    app.wait_for_jobs(2).await;
     let url = file["secureUrl"].as_str().unwrap();
     for w in 1..=3 {
         ok(&app, &format!("{url}?w={w}")).await;

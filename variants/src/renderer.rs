@@ -8,8 +8,8 @@ use std::sync::{Arc, atomic::Ordering};
 use bytes::Bytes;
 use prometheus::{HistogramOpts, HistogramVec};
 use shutterbox_metadata::{MetadataStore, VariantRecord};
-use shutterbox_model::{VariantDigest, clock::now_ms};
-use shutterbox_pipeline::{RenderOptions, Target, render};
+use shutterbox_model::{ImageFacts, PixelSummary, VariantDigest, clock::now_ms};
+use shutterbox_pipeline::{RenderOptions, Target, render, summarize};
 use shutterbox_storage::{ObjectKey, ObjectStore};
 
 use crate::{
@@ -153,6 +153,16 @@ impl Renderer {
         let mut bytes = rendered.bytes;
         bytes.shrink_to_fit();
         Ok(Variant { bytes: Bytes::from(bytes), content_type: rendered.format.mime().to_owned() })
+    }
+
+    /// The facts and pixel summary of an image from its `source` (`pipeline::summarize`), on a render
+    /// thread at background priority.
+    pub async fn describe(&self, source: Bytes) -> Result<(ImageFacts, PixelSummary), VariantError> {
+        let options = RenderOptions { parallel: false, ..self.options };
+        self.pool
+            .run(Priority::Background, move || summarize(&source, &options))
+            .await?
+            .map_err(|e| if e.is_client_error() { VariantError::Rejected(e) } else { VariantError::Render(e) })
     }
 
     /// Keeps a rendered variant in the store and records it, within the file's cap: to make room, the

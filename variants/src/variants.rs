@@ -16,7 +16,7 @@ use std::{
 use bytes::Bytes;
 use moka::future::Cache;
 use shutterbox_metadata::{FileRecord, MetadataStore};
-use shutterbox_model::{FileId, clock::now_ms};
+use shutterbox_model::{FileId, ImageFacts, PixelSummary, clock::now_ms};
 use shutterbox_pipeline::{ImageType, RenderOptions, reads_working_copy};
 use shutterbox_storage::ObjectStore;
 
@@ -276,6 +276,13 @@ impl Variants {
         kept.map(|()| true)
     }
 
+    /// The facts and pixel summary of image `file` (the description job), read from its original: a
+    /// working copy has lost its alpha.
+    pub async fn describe(&self, file: &FileRecord) -> Result<(ImageFacts, PixelSummary), VariantError> {
+        let original = self.renderer.sources.original(self.renderer.store.as_ref(), file).await?;
+        self.renderer.describe(original).await
+    }
+
     /// What a render of `spec` reads of `file`: its working copy where its format has one and the original
     /// allows it (docs/formats.md, "Working copies"), made and kept first if need be; else the original.
     /// The working copy itself is always rendered from the original. A copy that cannot be made (a store
@@ -500,6 +507,7 @@ mod tests {
             kind: FileKind::Image,
             size: bytes.len() as u64,
             now_ms: 0,
+            facts: None,
         };
         match metadata.confirm_pending(&pending.id, new).await.unwrap() {
             ConfirmOutcome::Created(file) => *file,

@@ -12,7 +12,7 @@ use std::{
 };
 
 use shutterbox_jobs::{Job, UnknownJob};
-use shutterbox_metadata::{MetadataError, MetadataStore, WarmItemState};
+use shutterbox_metadata::{FileRecord, MetadataError, MetadataStore, WarmItemState};
 use shutterbox_model::clock::now_ms;
 use shutterbox_queue::{Delivery, JobQueue, JobStats, RetryOutcome};
 use shutterbox_storage::{ObjectStore, StoreError};
@@ -47,6 +47,27 @@ impl JobError {
 /// Backoff before attempt `attempt + 1`: 1 s, 2 s, 4 s … capped at one minute.
 pub fn backoff(attempt: u32, base: Duration) -> Duration {
     base.saturating_mul(1 << attempt.saturating_sub(1).min(16)).min(Duration::from_secs(60))
+}
+
+/// Reads image `file`'s facts and pixel summary and records them (`Job::DescribeImage`, and
+/// `shutterbox backfill` for files older than the job). A picture that cannot be read is recorded as
+/// described all the same, with nothing found, so neither a retry nor a backfill reads it again (its facts
+/// from confirm are kept); the reason is returned. Store and database failures are errors, to retry.
+pub async fn describe(
+    variants: &Variants,
+    metadata: &dyn MetadataStore,
+    file: &FileRecord,
+) -> Result<Option<String>, JobError> {
+    let (facts, summary, refused) = match variants.describe(file).await {
+        Ok((facts, summary)) => (Some(facts), Some(summary), None),
+        Err(VariantError::Rejected(e)) => {
+            tracing::info!(file = %file.id, reason = %e, "an image's pixels cannot be read; it has no summary");
+            (None, None, Some(e.to_string()))
+        }
+        Err(e) => return Err(e.into()),
+    };
+    metadata.describe_file(&file.id, facts, summary.as_ref(), now_ms()).await?;
+    Ok(refused)
 }
 
 #[derive(Clone)]
@@ -96,6 +117,10 @@ impl Worker {
                     self.stats.renders.fetch_add(1, Ordering::Relaxed);
                 }
                 Ok(())
+            }
+            Job::DescribeImage { file_id } => {
+                let Some(file) = self.metadata.file_by_id(file_id).await? else { return Ok(()) };
+                describe(&self.variants, self.metadata.as_ref(), &file).await.map(|_| ())
             }
         }
     }

@@ -40,8 +40,9 @@ impl Rendition {
             return Ok(Self::Original);
         }
         // The file's focal point is part of what is rendered, so of the variant's key: a new point is a
-        // new variant, and nothing made for the old one is served.
-        let transform = transform.with_focus(file.focus);
+        // new variant, and nothing made for the old one is served. Without one, the attention point its
+        // description found stands in (what `attention` would choose, without looking at the pixels again).
+        let transform = transform.with_focus(file.focus.or(file.summary.as_ref().map(|s| s.attention)));
         Ok(Self::Variant(VariantSpec::new(transform, target_of(transform.format, extension_format))))
     }
 }

@@ -3,8 +3,10 @@
 //! and answers with the winner's file, so racing or repeated confirms yield one file and no orphan. The
 //! pending object is removed afterwards, so a late PUT to the old URL cannot change a confirmed file.
 
+use shutterbox_jobs::Job;
 use shutterbox_metadata::{ConfirmOutcome, FileRecord, MetadataError, NewFile};
-use shutterbox_model::{AccountId, AccountName, FileId, PendingId, sniff};
+use shutterbox_model::{AccountId, AccountName, FileId, FileKind, ImageFacts, PendingId, sniff};
+use shutterbox_pipeline::read_facts;
 use shutterbox_storage::{ObjectKey, StoreError, read_head};
 
 use crate::{delivery, error::ApiError, state::AppState};
@@ -66,7 +68,7 @@ pub async fn confirm(
     }
     // The size and the leading bytes in one round trip's time (two requests at once to an S3 store).
     let (info, head) =
-        tokio::join!(state.store.stat(&pending_key), read_head(state.store.as_ref(), &pending_key, sniff::SNIFF_BYTES));
+        tokio::join!(state.store.stat(&pending_key), read_head(state.store.as_ref(), &pending_key, HEAD_BYTES));
     let (info, head) = match (info, head) {
         (Ok(Some(info)), Ok(head)) => (info, head),
         (info, head) => {
@@ -83,7 +85,12 @@ pub async fn confirm(
         state.discard(&pending_key).await;
         return Err(ConfirmError::SizeMismatch { stored: info.size, declared: pending.size });
     }
-    let sniffed = sniff::sniff(&pending.declared_type, &head.unwrap_or_default());
+    let head = head.unwrap_or_default();
+    let sniffed = sniff::sniff(&pending.declared_type, &head[..head.len().min(sniff::SNIFF_BYTES)]);
+    let facts = match sniffed.kind {
+        FileKind::Image => header_facts(state, &pending_key, head, info.size).await,
+        _ => None,
+    };
     let account = AccountName::parse(account_name).map_err(|e| ConfirmError::Corrupt(e.to_string()))?;
     let path = pending.stored_path(&account).map_err(ConfirmError::Corrupt)?;
 
@@ -111,6 +118,7 @@ pub async fn confirm(
         kind: sniffed.kind,
         size: info.size,
         now_ms,
+        facts,
     };
     match state.metadata.confirm_pending(&pending.id, new_file).await {
         Ok(ConfirmOutcome::Created(file)) => {
@@ -118,7 +126,11 @@ pub async fn confirm(
                 // The sweep finds the record and only drops the note.
                 tracing::warn!(error = %e, "could not settle a confirmed upload's object note");
             }
-            tokio::join!(state.discard(&pending_key), delivery::enqueue_thumbnail(state, &file));
+            tokio::join!(
+                state.discard(&pending_key),
+                delivery::enqueue_thumbnail(state, &file),
+                enqueue_description(state, &file)
+            );
             Ok(Confirmed::Created(*file))
         }
         Ok(ConfirmOutcome::AlreadyConfirmed { file_id }) => {
@@ -129,6 +141,52 @@ pub async fn confirm(
             state.discard(&file_key).await;
             Err(e.into())
         }
+    }
+}
+
+/// How much of an upload confirm reads first: its type, and for a JPEG, a still PNG or WebP or a BMP the
+/// headers its facts come from.
+const HEAD_BYTES: usize = 256 << 10;
+
+/// The largest upload confirm reads whole when its facts need more than the head (a GIF's or an animated
+/// WebP's frames, a TIFF's directories, a HEIF container's boxes); a larger one has them from its
+/// description job.
+const WHOLE_READ_BYTES: u64 = 64 << 20;
+
+/// An image's facts from its headers (`shutterbox_pipeline::read_facts`): from the `head` already read
+/// where that holds them, else from the whole object up to `WHOLE_READ_BYTES`. `None` when its headers
+/// cannot be read here: the description job tries again, and says why if it cannot either.
+async fn header_facts(state: &AppState, key: &ObjectKey, head: Vec<u8>, size: u64) -> Option<ImageFacts> {
+    let whole = head.len() as u64 >= size;
+    match read_facts(&head, whole) {
+        Ok(Some(facts)) => return Some(facts),
+        Ok(None) if size <= WHOLE_READ_BYTES => {}
+        Ok(None) => return None,
+        Err(e) => {
+            tracing::debug!(error = %e, "an image's headers do not read");
+            return None;
+        }
+    }
+    let bytes = match state.store.get(key).await {
+        Ok(Some(bytes)) => bytes,
+        Ok(None) => return None,
+        Err(e) => {
+            tracing::warn!(error = %e, "could not read an upload for its image facts");
+            return None;
+        }
+    };
+    // A container walked end to end (or copied, as avif-parse does) is work for a blocking thread.
+    tokio::task::spawn_blocking(move || read_facts(&bytes, true)).await.ok()?.ok().flatten()
+}
+
+/// Queues the description of a new image (its pixel summary, and its facts where confirm could not read
+/// them). Failing to queue leaves them null until `shutterbox backfill` runs; the confirm still succeeds.
+async fn enqueue_description(state: &AppState, file: &FileRecord) {
+    if file.kind != FileKind::Image {
+        return;
+    }
+    if let Err(e) = Job::describe_image(&file.id).enqueue(state.queue.as_ref()).await {
+        tracing::warn!(error = %e, file = %file.id, "could not queue an image's description; a backfill makes it");
     }
 }
 

@@ -69,6 +69,20 @@ impl Example for FileObject {
             raw_updated: "2026-11-24T09:30:00.000Z".into(),
             folder_id: Some("0193b8a2-4e10-7a55-b3c1-9d8e7f6a5b4c".into()),
             focus: Some(Focus::example()),
+            width: Some(1600),
+            height: Some(1200),
+            has_alpha: Some(false),
+            animated: Some(false),
+            frame_count: Some(1),
+            // A real 4:3 photo of a cat: its values.
+            dominant_color: Some("#889878".into()),
+            thumbhash: Some("YvgBDYJ/711fVofGOLGIiZCv+yl2".into()),
+            blurhash: Some("L9G9Nl?1RO-.?oR#R*RkRzx:s=Mz".into()),
+            placeholder: Some(
+                "data:image/webp;base64,UklGRlIAAABXRUJQVlA4IEYAAADwAQCdASoQAAwAAkA4JYwAAtvo74iKo0AA/o9lBziW+kolSGFU\
+                 FZW54gykBgfKsdYRV6AKwn1/+jXNePuHW2EA6/Xeu1AA"
+                    .into(),
+            ),
         }
     }
 }

@@ -42,6 +42,37 @@ pub struct FileObject {
     /// then follows `gravity=attention`).
     #[oai(nullable)]
     pub focus: Option<Focus>,
+    /// An image's width in pixels as delivered (after its EXIF orientation), from its headers; null for a
+    /// file that is no image, or one whose headers could not be read.
+    #[oai(nullable)]
+    pub width: Option<u32>,
+    /// An image's height in pixels as delivered; null as `width` is.
+    #[oai(nullable)]
+    pub height: Option<u32>,
+    /// Whether an image has an alpha channel, from its headers; null as `width` is.
+    #[oai(nullable)]
+    pub has_alpha: Option<bool>,
+    /// Whether an image has more than one frame (an animated GIF, WebP, PNG or AVIF); null as `width` is.
+    #[oai(nullable)]
+    pub animated: Option<bool>,
+    /// An image's frames: 1 for a still; null as `width` is.
+    #[oai(nullable)]
+    pub frame_count: Option<u32>,
+    /// An image's most common colour, `#rrggbb` (sRGB). Computed from its pixels by a job after the upload
+    /// is confirmed (or by `shutterbox backfill`): null until it has run, and for a file that is no image.
+    #[oai(nullable)]
+    pub dominant_color: Option<String>,
+    /// ThumbHash of an image (base64), for a placeholder that keeps its aspect ratio and alpha; null as
+    /// `dominantColor` is.
+    #[oai(nullable)]
+    pub thumbhash: Option<String>,
+    /// BlurHash of an image (4×3 components; transparency taken as white); null as `dominantColor` is.
+    #[oai(nullable)]
+    pub blurhash: Option<String>,
+    /// A tiny image of the picture (16 pixels on its longer side) as a `data:image/webp;base64,…` URL,
+    /// ready for Next.js' `blurDataURL` or a CSS background; null as `dominantColor` is.
+    #[oai(nullable)]
+    pub placeholder: Option<String>,
 }
 
 /// A point of the picture as fractions of its width and height, 0,0 the top left (up to four decimals).
@@ -85,6 +116,15 @@ impl FileObject {
             raw_updated: iso_millis(file.updated_at_ms),
             folder_id: file.folder_id,
             focus: file.focus.map(Focus::from),
+            width: file.facts.map(|f| f.width),
+            height: file.facts.map(|f| f.height),
+            has_alpha: file.facts.map(|f| f.has_alpha),
+            animated: file.facts.map(|f| f.animated()),
+            frame_count: file.facts.map(|f| f.frame_count),
+            dominant_color: file.summary.as_ref().map(|s| s.dominant_color.hex()),
+            thumbhash: file.summary.as_ref().map(|s| s.thumbhash.clone()),
+            blurhash: file.summary.as_ref().map(|s| s.blurhash.clone()),
+            placeholder: file.summary.map(|s| s.placeholder),
             id: file.id.into_string(),
             name: file.name,
         }

@@ -10,9 +10,9 @@
 // of the public transformed URL, which are not API calls.
 
 import createClient from "openapi-fetch";
-import { deflateSync } from "node:zlib";
 
 import type { components, paths } from "./generated/schema.js";
+import { png } from "./png.js";
 
 type ApiError = components["schemas"]["Error"];
 
@@ -22,46 +22,6 @@ function check(condition: boolean, what: string): asserts condition {
     process.exit(1);
   }
   console.log(`  ok  ${what}`);
-}
-
-function crc32(bytes: Uint8Array): number {
-  let crc = 0xffffffff;
-  for (const byte of bytes) {
-    crc ^= byte;
-    for (let k = 0; k < 8; k++) crc = crc & 1 ? (crc >>> 1) ^ 0xedb88320 : crc >>> 1;
-  }
-  return (crc ^ 0xffffffff) >>> 0;
-}
-
-/** A width×height RGB PNG with a gradient, so it is a real image to resize. */
-function png(width: number, height: number): Buffer {
-  const chunk = (kind: string, data: Buffer): Buffer => {
-    const body = Buffer.concat([Buffer.from(kind, "latin1"), data]);
-    const length = Buffer.alloc(4);
-    length.writeUInt32BE(data.length);
-    const crc = Buffer.alloc(4);
-    crc.writeUInt32BE(crc32(body));
-    return Buffer.concat([length, body, crc]);
-  };
-  const rows = Buffer.alloc(height * (1 + width * 3));
-  for (let y = 0; y < height; y++) {
-    const row = y * (1 + width * 3);
-    for (let x = 0; x < width; x++) {
-      rows[row + 1 + x * 3] = x % 256;
-      rows[row + 2 + x * 3] = y % 256;
-      rows[row + 3 + x * 3] = (x + y) % 256;
-    }
-  }
-  const header = Buffer.alloc(13);
-  header.writeUInt32BE(width, 0);
-  header.writeUInt32BE(height, 4);
-  header.set([8, 2, 0, 0, 0], 8);
-  return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk("IHDR", header),
-    chunk("IDAT", deflateSync(rows)),
-    chunk("IEND", Buffer.alloc(0)),
-  ]);
 }
 
 function isApiError(error: ApiError | undefined, status: number): error is ApiError {
@@ -99,6 +59,8 @@ async function main(): Promise<void> {
   check(file.type === "image" && file.rawType === "image/png", "the file is a PNG image");
   check(file.rawSize === image.length, "rawSize is the uploaded size");
   check(file.folderId !== null && file.folderId !== undefined, "folderId is set for a file in a folder");
+  check(file.width === 320 && file.height === 200, `the image's size from confirm (${file.width}×${file.height})`);
+  check(file.hasAlpha === false && file.animated === false && file.frameCount === 1, "alpha and frames");
 
   const listing = await authorized.GET("/files", { params: { query: { page: 1, pageSize: 100 } } });
   check(listing.data !== undefined, "list → FileList");
@@ -110,6 +72,16 @@ async function main(): Promise<void> {
 
   const got = await apiKeyHeader.GET("/files/{id}", { params: { path: { id: file.id } } });
   check(got.data?.file.id === file.id, "get (ApiKey header) → the file");
+  // The placeholders come from a job after confirm: null until it ran.
+  let described: components["schemas"]["File"] | undefined;
+  for (let i = 0; i < 100 && typeof described?.placeholder !== "string"; i++) {
+    if (i > 0) await new Promise((resolve) => setTimeout(resolve, 100));
+    described = (await apiKeyHeader.GET("/files/{id}", { params: { path: { id: file.id } } })).data?.file;
+  }
+  const placeholder: string | null | undefined = described?.placeholder;
+  check(typeof placeholder === "string" && placeholder.startsWith("data:image/webp"), "the placeholder, once described");
+  check(typeof described?.dominantColor === "string" && described.dominantColor.length === 7, "dominantColor");
+  check(typeof described?.thumbhash === "string" && typeof described?.blurhash === "string", "the hashes");
 
   const transform = await authorized.POST("/file/{id}/transform-url", {
     params: { path: { id: file.id } },

@@ -1,5 +1,7 @@
 //! Files: lookups by id, path and stem, listing, and deletion with their variants.
 
+use shutterbox_model::{ImageFacts, PixelSummary};
+
 use super::{FILE_COLUMNS, SqlMetadata, VARIANT_COLUMNS, as_i64, count, file_of, findable, variant_of};
 use shutterbox_model::FocalPoint;
 
@@ -113,6 +115,55 @@ pub(super) async fn set_focus(
         .fetch_optional(&db.pool)
         .await?;
     row.as_ref().map(file_of).transpose()
+}
+
+pub(super) async fn describe_file(
+    db: &SqlMetadata,
+    id: &str,
+    facts: Option<ImageFacts>,
+    summary: Option<&PixelSummary>,
+    now_ms: i64,
+) -> Result<bool> {
+    if !findable(id) {
+        return Ok(false);
+    }
+    let updated = sqlx::query(
+        "UPDATE files SET width = COALESCE($1, width), height = COALESCE($2, height), \
+         has_alpha = COALESCE($3, has_alpha), frame_count = COALESCE($4, frame_count), dominant_color = $5, \
+         thumbhash = $6, blurhash = $7, placeholder = $8, attention_x = $9, attention_y = $10, described_at = $11 \
+         WHERE id = $12",
+    )
+    .bind(facts.map(|f| i64::from(f.width)))
+    .bind(facts.map(|f| i64::from(f.height)))
+    .bind(facts.map(|f| i64::from(f.has_alpha)))
+    .bind(facts.map(|f| i64::from(f.frame_count)))
+    .bind(summary.map(|s| i64::from(s.dominant_color.to_u32())))
+    .bind(summary.map(|s| s.thumbhash.clone()))
+    .bind(summary.map(|s| s.blurhash.clone()))
+    .bind(summary.map(|s| s.placeholder.clone()))
+    .bind(summary.map(|s| i64::from(s.attention.x)))
+    .bind(summary.map(|s| i64::from(s.attention.y)))
+    .bind(now_ms)
+    .bind(id)
+    .execute(&db.pool)
+    .await?
+    .rows_affected();
+    Ok(updated == 1)
+}
+
+pub(super) async fn undescribed_images(
+    db: &SqlMetadata,
+    after: Option<&str>,
+    limit: u64,
+) -> Result<(Vec<FileRecord>, u64)> {
+    const UNDESCRIBED: &str = "kind = 'image' AND described_at IS NULL";
+    let sql = format!("SELECT {FILE_COLUMNS} FROM files WHERE {UNDESCRIBED} AND id > $1 ORDER BY id LIMIT $2");
+    let rows =
+        sqlx::query(sqlx::AssertSqlSafe(sql)).bind(after.unwrap_or("")).bind(as_i64(limit)).fetch_all(&db.pool).await?;
+    let files = rows.iter().map(file_of).collect::<Result<Vec<_>>>()?;
+    let sql = format!("SELECT COUNT(*) AS n FROM files WHERE {UNDESCRIBED}");
+    let total = sqlx::query(sqlx::AssertSqlSafe(sql)).fetch_one(&db.pool).await?;
+    Ok((files, count(&total, "n")?))
 }
 
 pub(super) async fn image_files(db: &SqlMetadata, account_id: &str) -> Result<Vec<FileRecord>> {

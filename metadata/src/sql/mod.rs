@@ -14,8 +14,8 @@ use std::{borrow::Cow, path::Path, time::Duration};
 use async_trait::async_trait;
 use rand::Rng;
 use shutterbox_model::{
-    AccountId, AccountName, BatchId, FileId, FileKind, FocalPoint, KeyHash, MediaType, ObjectKey, PendingId, Scope,
-    StoredPath, VariantDigest,
+    AccountId, AccountName, BatchId, FileId, FileKind, FocalPoint, ImageFacts, KeyHash, MediaType, ObjectKey,
+    PendingId, PixelSummary, Rgb, Scope, StoredPath, VariantDigest,
 };
 use sqlx::{
     AnyPool, Row,
@@ -36,6 +36,7 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
     (4, "sweeping", include_str!("../../../migrations/0004_sweeping.sql")),
     (5, "variant_cache", include_str!("../../../migrations/0005_variant_cache.sql")),
     (6, "focus", include_str!("../../../migrations/0006_focus.sql")),
+    (7, "image_facts", include_str!("../../../migrations/0007_image_facts.sql")),
 ];
 
 /// Warming items inserted per statement (3 parameters each, well under SQLite's 32,766).
@@ -48,8 +49,8 @@ pub struct SqlMetadata {
     pool: AnyPool,
 }
 
-const FILE_COLUMNS: &str =
-    "id, account_id, folder_id, path, name, object_key, raw_type, kind, size, created_at, updated_at, focus_x, focus_y";
+const FILE_COLUMNS: &str = "id, account_id, folder_id, path, name, object_key, raw_type, kind, size, created_at, updated_at, focus_x, focus_y, \
+     width, height, has_alpha, frame_count, dominant_color, thumbhash, blurhash, placeholder, attention_x, attention_y";
 const PENDING_COLUMNS: &str =
     "id, account_id, object_key, name, folder_path, declared_type, size, expires_at, created_at, file_id";
 
@@ -146,7 +147,50 @@ fn file_of(row: &AnyRow) -> Result<FileRecord> {
             ),
             _ => None,
         },
+        facts: facts_of(row)?,
+        summary: summary_of(row)?,
     })
+}
+
+/// A number of the file row that a `u32` holds.
+fn small(row: &AnyRow, column: &str) -> Result<Option<u32>> {
+    row.try_get::<Option<i64>, _>(column)?
+        .map(|n| u32::try_from(n).map_err(|_| MetadataError::Corrupt(format!("{column} {n} out of range"))))
+        .transpose()
+}
+
+fn facts_of(row: &AnyRow) -> Result<Option<ImageFacts>> {
+    let (width, height, alpha, frames) =
+        (small(row, "width")?, small(row, "height")?, small(row, "has_alpha")?, small(row, "frame_count")?);
+    Ok(match (width, height, alpha, frames) {
+        (Some(width), Some(height), Some(alpha), Some(frame_count)) => {
+            Some(ImageFacts { width, height, has_alpha: alpha != 0, frame_count })
+        }
+        _ => None,
+    })
+}
+
+fn summary_of(row: &AnyRow) -> Result<Option<PixelSummary>> {
+    let text = |column: &str| row.try_get::<Option<String>, _>(column);
+    let (Some(colour), Some(thumbhash), Some(blurhash), Some(placeholder), Some(x), Some(y)) = (
+        small(row, "dominant_color")?,
+        text("thumbhash")?,
+        text("blurhash")?,
+        text("placeholder")?,
+        row.try_get::<Option<i64>, _>("attention_x")?,
+        row.try_get::<Option<i64>, _>("attention_y")?,
+    ) else {
+        return Ok(None);
+    };
+    Ok(Some(PixelSummary {
+        dominant_color: Rgb::from_u32(colour)
+            .ok_or_else(|| MetadataError::Corrupt(format!("dominant colour {colour:#x} out of range")))?,
+        thumbhash,
+        blurhash,
+        placeholder,
+        attention: FocalPoint::from_units(x, y)
+            .ok_or_else(|| MetadataError::Corrupt(format!("attention point {x},{y} beyond the picture")))?,
+    }))
 }
 
 /// The columns `variant_of` reads.
@@ -312,6 +356,20 @@ impl MetadataStore for SqlMetadata {
         now_ms: i64,
     ) -> Result<Option<FileRecord>> {
         files::set_focus(self, account_id.as_str(), id.as_str(), focus, now_ms).await
+    }
+
+    async fn describe_file(
+        &self,
+        id: &FileId,
+        facts: Option<ImageFacts>,
+        summary: Option<&PixelSummary>,
+        now_ms: i64,
+    ) -> Result<bool> {
+        files::describe_file(self, id.as_str(), facts, summary, now_ms).await
+    }
+
+    async fn undescribed_images(&self, after: Option<&FileId>, limit: u64) -> Result<(Vec<FileRecord>, u64)> {
+        files::undescribed_images(self, after.map(FileId::as_str), limit).await
     }
 
     async fn image_files(&self, account_id: &AccountId) -> Result<Vec<FileRecord>> {

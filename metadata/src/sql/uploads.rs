@@ -81,7 +81,8 @@ pub(super) async fn confirm_pending(db: &SqlMetadata, pending_id: &str, file: Ne
         }
         let inserted = sqlx::query(
             "INSERT INTO files (id, account_id, folder_id, path, stem, name, object_key, raw_type, kind, size, \
-             created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11) \
+             created_at, updated_at, width, height, has_alpha, frame_count) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11, $12, $13, $14, $15) \
              ON CONFLICT DO NOTHING",
         )
         .bind(file.id.as_str())
@@ -95,6 +96,10 @@ pub(super) async fn confirm_pending(db: &SqlMetadata, pending_id: &str, file: Ne
         .bind(file.kind.as_str())
         .bind(as_i64(file.size))
         .bind(file.now_ms)
+        .bind(file.facts.map(|f| i64::from(f.width)))
+        .bind(file.facts.map(|f| i64::from(f.height)))
+        .bind(file.facts.map(|f| i64::from(f.has_alpha)))
+        .bind(file.facts.map(|f| i64::from(f.frame_count)))
         .execute(&mut *tx)
         .await?
         .rows_affected();
@@ -113,6 +118,8 @@ pub(super) async fn confirm_pending(db: &SqlMetadata, pending_id: &str, file: Ne
                 created_at_ms: file.now_ms,
                 updated_at_ms: file.now_ms,
                 focus: None,
+                facts: file.facts,
+                summary: None,
             })));
         }
     }

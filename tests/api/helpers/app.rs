@@ -255,6 +255,11 @@ impl TestApp {
         self.worker.is_none()
     }
 
+    /// The environment a `shutterbox` command needs to work on this deployment's backends, as its nodes do.
+    pub fn command_env(&self) -> Vec<(&'static str, String)> {
+        service_env(&self.config)
+    }
+
     /// Mints a key for `account` (created if needed) with `scope`, as `shutterbox keys create` does.
     pub async fn key_for(&self, account: &str, scope: Scope) -> String {
         let metadata = open_metadata(&self.config.backend).await.expect("metadata opens");
@@ -369,7 +374,8 @@ impl TestApp {
         }
     }
 
-    /// Waits until the job runners have completed `count` jobs in all (10 s at most).
+    /// Waits until the job runners have completed `count` jobs in all (10 s at most). An image's upload
+    /// queues two: its thumbnail and its description.
     pub async fn wait_for_jobs(&self, count: u64) {
         for _ in 0..200 {
             if self.job_metric("shutterbox_jobs_total{outcome=\"done\"}").await >= count {
