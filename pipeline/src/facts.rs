@@ -131,8 +131,8 @@ fn has_alpha(bytes: &[u8], probe: &Probe) -> Result<bool, PipelineError> {
 
 /// The side of the picture the dominant colour is counted on: large enough that a downscale's averaging has
 /// not yet mixed a textured region's pixels into colours it does not have (as libvips counts the whole
-/// picture), small enough that a 12 MP JPEG is decoded at 1/8 and never resized.
-const HISTOGRAM_SIDE: u32 = 512;
+/// picture), small enough that a 12 MP JPEG (4000 or 4032 px wide, or 4K's 3840) is decoded at 1/8.
+const HISTOGRAM_SIDE: u32 = 480;
 
 /// The side of the picture the hashes, placeholder and attention point are computed from (ThumbHash takes
 /// at most 100 pixels a side).

@@ -223,7 +223,7 @@ fn placeholders_decode_to_the_pictures_aspect_and_colour() {
 }
 
 /// Of the 25 photos, how many dominant colours must be libvips'. It counts every pixel of the picture where
-/// the pipeline counts one decoded at most 512 pixels a side, so close calls can go either way; and for
+/// the pipeline counts one decoded at most 480 pixels a side, so close calls can go either way; and for
 /// pictures deeper than 8 bits libvips' 16-bin histogram of 16-bit samples puts 10-bit values all in its
 /// first bin, (8, 8, 8).
 const MIN_SAME_DOMINANT: usize = 17;

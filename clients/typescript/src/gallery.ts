@@ -108,13 +108,16 @@ async function main(): Promise<void> {
       await img.evaluate((element: HTMLImageElement) =>
         element.complete ? undefined : new Promise((resolve) => element.addEventListener("load", resolve, { once: true })),
       );
-      const [natural, background] = await img.evaluate((element: HTMLImageElement) => [
+      const [natural, source, background] = await img.evaluate((element: HTMLImageElement) => [
         element.naturalWidth,
+        element.currentSrc,
         getComputedStyle(element).backgroundImage,
       ]);
-      if (typeof natural !== "number" || natural === 0 || natural > (file.width ?? 0)) fail(`${file.name}: loaded ${natural} px wide`);
+      // The candidate the browser chose from srcset: never wider than the original.
+      const width = Number(new URL(String(source)).searchParams.get("w"));
+      if (natural === 0 || !(width > 0 && width <= (file.width ?? 0))) fail(`${file.name}: loaded ${String(source)}`);
       if (background !== "none") fail(`${file.name}: the placeholder stayed after the picture loaded`);
-      console.log(`  ok  ${file.name}: loaded (${natural} px wide, at most the original's ${file.width}), placeholder gone`);
+      console.log(`  ok  ${file.name}: loaded at w=${width} (at most the original's ${file.width}), placeholder gone`);
     }
     await page.screenshot({ path: screenshot });
     if (pageErrors.length > 0) fail(`errors on the page: ${pageErrors.join("; ")}`);
