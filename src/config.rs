@@ -214,9 +214,15 @@ pub struct Config {
     #[arg(long, env = "SHUTTERBOX_MAX_UPLOAD_BYTES", default_value_t = 5 * 1024 * 1024 * 1024)]
     pub max_upload_bytes: u64,
 
-    /// Validity of presigned upload URLs, in seconds.
+    /// Validity of presigned upload URLs, in seconds; a resumable upload expires this long after its last
+    /// piece arrived.
     #[arg(long, env = "SHUTTERBOX_UPLOAD_EXPIRY_SECS", default_value_t = 3600)]
     pub upload_expiry_secs: u64,
+
+    /// Origins (`https://app.example.com`, comma-separated) whose pages may use the resumable-upload
+    /// endpoints from a browser (CORS). Unset: none.
+    #[arg(long, env = "SHUTTERBOX_CORS_ORIGINS", value_delimiter = ',')]
+    pub cors_origins: Vec<String>,
 
     /// `Cache-Control: max-age` of public deliveries, in seconds.
     #[arg(long, env = "SHUTTERBOX_CACHE_MAX_AGE", default_value_t = 86400)]
@@ -286,6 +292,7 @@ impl Config {
             rate_limit: RateLimitSpec::default(),
             max_upload_bytes: 5 * 1024 * 1024 * 1024,
             upload_expiry_secs: 3600,
+            cors_origins: Vec::new(),
             cache_max_age_secs: 86400,
             cache_bytes: 256 * 1024 * 1024,
             limits: RenderLimits::default(),

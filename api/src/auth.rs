@@ -102,26 +102,32 @@ impl<'a> ApiExtractor<'a> for Caller {
     ) -> poem::Result<Self> {
         let state =
             req.data::<Arc<AppState>>().ok_or_else(|| ApiError::internal("application state is not installed"))?;
-        let outcome = authenticate(req, state).await;
-        // Requests without a valid key are counted per client IP (not per connection: a new connection
-        // per guess must not reset the count), so guessing keys is rate limited too.
-        let bucket = match &outcome {
-            Ok(Some(key)) => format!("key:{}", key.key_id),
-            _ => match req.remote_addr().as_socket_addr() {
-                Some(addr) => format!("addr:{}", addr.ip()),
-                None => format!("addr:{}", req.remote_addr()),
-            },
-        };
-        let decision = state.limiter.check(&bucket).await;
-        if let Some(slot) = req.extensions().get::<RateLimitSlot>() {
-            slot.set(decision);
-        }
-        if !decision.allowed {
-            return Err(ApiError::too_many_requests(decision.retry_after()).into());
-        }
-        match outcome? {
-            Some(key) => Ok(Caller { account_id: key.account_id, account_name: key.account_name, scope: key.scope }),
-            None => Err(ApiError::unauthorized("invalid API key").into()),
-        }
+        Ok(caller(req, state).await?)
+    }
+}
+
+/// The caller a request's key authenticates, rate-limited (per key, or per client address for requests
+/// without a valid key): what `Caller`'s extractor does, for handlers outside the OpenAPI service.
+pub async fn caller(req: &Request, state: &AppState) -> Result<Caller, ApiError> {
+    let outcome = authenticate(req, state).await;
+    // Requests without a valid key are counted per client IP (not per connection: a new connection
+    // per guess must not reset the count), so guessing keys is rate limited too.
+    let bucket = match &outcome {
+        Ok(Some(key)) => format!("key:{}", key.key_id),
+        _ => match req.remote_addr().as_socket_addr() {
+            Some(addr) => format!("addr:{}", addr.ip()),
+            None => format!("addr:{}", req.remote_addr()),
+        },
+    };
+    let decision = state.limiter.check(&bucket).await;
+    if let Some(slot) = req.extensions().get::<RateLimitSlot>() {
+        slot.set(decision);
+    }
+    if !decision.allowed {
+        return Err(ApiError::too_many_requests(decision.retry_after()));
+    }
+    match outcome? {
+        Some(key) => Ok(Caller { account_id: key.account_id, account_name: key.account_name, scope: key.scope }),
+        None => Err(ApiError::unauthorized("invalid API key")),
     }
 }

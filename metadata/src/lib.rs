@@ -12,8 +12,8 @@ use shutterbox_model::{
 };
 
 pub use records::{
-    Account, ConfirmOutcome, DeletedFile, FileRecord, KeyRecord, NewFile, PendingUpload, VariantRecord, VariantRoom,
-    WarmBatch, WarmItemState, WarmProgress,
+    Account, ConfirmOutcome, DeletedFile, FileRecord, KeyRecord, NewFile, PendingUpload, PieceRecord, Resumable,
+    VariantRecord, VariantRoom, WarmBatch, WarmItemState, WarmProgress,
 };
 pub use sql::SqlMetadata;
 
@@ -67,6 +67,9 @@ pub trait MetadataStore: Send + Sync + 'static {
 
     /// The account with this name, created if it does not exist.
     async fn ensure_account(&self, name: &AccountName, now_ms: i64) -> Result<Account>;
+
+    /// The account with this id.
+    async fn account(&self, id: &AccountId) -> Result<Option<Account>>;
 
     async fn create_key(
         &self,
@@ -193,4 +196,16 @@ pub trait MetadataStore: Send + Sync + 'static {
 
     /// Forgets a pending upload.
     async fn delete_pending(&self, id: &PendingId) -> Result<()>;
+
+    /// Takes the write lock of resumable upload `id` for `holder` until `until_ms`, if nobody holds it or
+    /// its holder's lock ran out before `now_ms`; `false` when another holds it (or there is no such
+    /// upload). Taking it again as its holder extends it.
+    async fn lock_upload(&self, id: &PendingId, holder: &str, now_ms: i64, until_ms: i64) -> Result<bool>;
+
+    /// Records what a piece added to resumable upload `id`, if `holder` still holds its lock (`false`
+    /// otherwise: nothing is recorded).
+    async fn record_piece(&self, id: &PendingId, holder: &str, piece: &PieceRecord<'_>) -> Result<bool>;
+
+    /// Lets go of the lock `holder` took, if it still holds it.
+    async fn unlock_upload(&self, id: &PendingId, holder: &str) -> Result<()>;
 }

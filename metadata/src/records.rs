@@ -1,8 +1,8 @@
 //! The records the metadata store reads and writes.
 
 use shutterbox_model::{
-    AccountId, AccountName, BatchId, FileId, FileKind, FileName, FocalPoint, FolderPath, ImageFacts, MediaType,
-    ObjectKey, PendingId, PixelSummary, Scope, StoredPath, VariantDigest,
+    AccountId, AccountName, Assembly, BatchId, FileId, FileKind, FileName, FocalPoint, FolderPath, ImageFacts,
+    MediaType, ObjectKey, PendingId, PixelSummary, Scope, StoredPath, VariantDigest,
 };
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -36,6 +36,43 @@ pub struct PendingUpload {
     pub created_at_ms: i64,
     /// Set by the confirm that created the file.
     pub file_id: Option<FileId>,
+    /// How far a resumable upload has got; `None` for an upload by presigned PUT.
+    pub resumable: Option<Resumable>,
+}
+
+/// A resumable (TUS) upload's state beside its pending upload.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Resumable {
+    /// The bytes received so far, as the object store keeps them.
+    pub assembly: Assembly,
+    /// The length was not declared at creation and has not been since (`size` is 0 until it is).
+    pub length_deferred: bool,
+    /// `Upload-Metadata` as the client sent it.
+    pub metadata: Option<String>,
+    /// SHA-256 (hex) of the token that authorises this upload alone, when presign made it.
+    pub token_hash: Option<String>,
+}
+
+impl Resumable {
+    /// A resumable upload's state before its first byte.
+    pub fn new(
+        assembly: Assembly,
+        length_deferred: bool,
+        metadata: Option<String>,
+        token_hash: Option<String>,
+    ) -> Self {
+        Self { assembly, length_deferred, metadata, token_hash }
+    }
+}
+
+/// What a piece changed of a resumable upload.
+#[derive(Debug, Clone, Copy)]
+pub struct PieceRecord<'a> {
+    pub assembly: &'a Assembly,
+    /// The length, when this request declared it (a deferred length).
+    pub declared_length: Option<u64>,
+    /// The upload's new expiry: activity keeps an upload alive.
+    pub expires_at_ms: i64,
 }
 
 impl PendingUpload {

@@ -2,6 +2,7 @@
 //! decided from its bytes, how sizes and times are shown to users, what each key scope may do, and how API
 //! keys are minted and hashed. Every other crate takes these rules from here so they live in one place.
 
+pub mod assembly;
 pub mod clock;
 pub mod display;
 pub mod facts;
@@ -13,6 +14,7 @@ pub mod path;
 pub mod scope;
 pub mod sniff;
 
+pub use assembly::{Assembly, Multipart, Part, Tail, TailSlot};
 pub use display::{human_size, iso_millis, time_ago};
 pub use facts::{ImageFacts, PixelSummary, Rgb};
 pub use focus::{FOCAL_UNITS, FocalPoint};

@@ -3,6 +3,7 @@
 //! and receives the uploads) or, in distributed mode, one bucket on an S3-compatible server (`S3Store`,
 //! whose presigned URLs send uploads straight to that server).
 
+mod assembly;
 mod local;
 mod presign;
 mod s3;
@@ -13,10 +14,11 @@ use async_trait::async_trait;
 use bytes::Bytes;
 use futures_util::stream::BoxStream;
 
+pub use assembly::{AppendError, Appended, Checksum, ChecksumAlgorithm, Piece};
 pub use local::LocalStore;
 pub use presign::{PresignedQuery, UploadRejection};
 pub use s3::{S3Config, S3Store};
-pub use shutterbox_model::{KeyError, ObjectKey};
+pub use shutterbox_model::{Assembly, KeyError, ObjectKey};
 
 /// A stream of object bytes.
 pub type ByteStream = BoxStream<'static, io::Result<Bytes>>;
@@ -71,6 +73,21 @@ pub trait ObjectStore: Send + Sync + 'static {
 
     /// Deletes an object; deleting a missing object succeeds.
     async fn delete(&self, key: &ObjectKey) -> Result<(), StoreError>;
+
+    /// Starts assembling object `key` from pieces (a resumable upload) that will total at most `largest`
+    /// bytes. Nothing is at `key` until `finish_assembly`.
+    async fn begin_assembly(&self, key: &ObjectKey, largest: u64) -> Result<Assembly, StoreError>;
+
+    /// Adds `piece` after the `assembly.offset` bytes kept so far, which is all that counts of what came
+    /// before (bytes of an earlier piece that were not recorded are overwritten). Everything in the
+    /// returned assembly is durable when this returns; on an error the recorded `assembly` still holds.
+    async fn append(&self, key: &ObjectKey, assembly: &Assembly, piece: Piece) -> Result<Appended, AppendError>;
+
+    /// Makes the assembled bytes the object `key`. Finishing an assembly already finished succeeds.
+    async fn finish_assembly(&self, key: &ObjectKey, assembly: &Assembly) -> Result<(), StoreError>;
+
+    /// Removes everything an unfinished assembly holds; removing one already gone succeeds.
+    async fn abort_assembly(&self, key: &ObjectKey, assembly: &Assembly) -> Result<(), StoreError>;
 
     /// Succeeds when the store can serve requests (for `/readyz`).
     async fn check(&self) -> Result<(), StoreError>;

@@ -7,6 +7,11 @@
 //! (`Renderer::stored`).
 //! It is also the target of its own presigned uploads (`UploadReceiver`).
 //!
+//! A resumable upload is assembled in a file of its own under `<root>/assembling/`, outside `objects/`:
+//! each piece is written after the recorded offset (anything past it, from a piece that was never
+//! recorded, is cut off first) and flushed before the piece is acknowledged; the finished file is renamed
+//! into place as its object, so the rule below holds for it too.
+//!
 //! Because an object in place is never written again (a new version is renamed over it, a removal unlinks
 //! it), `get` can map large objects instead of reading them: a mapping keeps the bytes it was made with
 //! whatever happens to the path afterwards. (Only a process truncating files under `objects/` behind the
@@ -29,13 +34,17 @@ use tokio::{
 use tokio_util::io::ReaderStream;
 
 use crate::{
-    ByteRange, ByteStream, ObjectInfo, ObjectKey, ObjectStore, StoreError, UploadReceiver,
+    AppendError, Appended, Assembly, ByteRange, ByteStream, ObjectInfo, ObjectKey, ObjectStore, Piece, StoreError,
+    UploadReceiver,
+    assembly::PieceReader,
     presign::{PresignedQuery, UploadRejection, UrlSigner},
 };
 
 pub struct LocalStore {
     objects: PathBuf,
     tmp: PathBuf,
+    /// Resumable uploads being assembled, one file each, named by object key.
+    assembling: PathBuf,
     /// Where this service receives presigned uploads, e.g. `http://127.0.0.1:8080/storage`.
     upload_base: String,
     signer: UrlSigner,
@@ -51,12 +60,15 @@ impl LocalStore {
     pub async fn open(root: &Path, upload_base: String) -> Result<Self, StoreError> {
         let objects = root.join("objects");
         let tmp = root.join("tmp");
+        let assembling = root.join("assembling");
         fs::create_dir_all(&objects).await?;
+        fs::create_dir_all(&assembling).await?;
         fs::create_dir_all(&tmp).await?;
         let secret = Self::signing_secret(&root.join("signing.key")).await?;
         Ok(Self {
             objects,
             tmp,
+            assembling,
             upload_base: upload_base.trim_end_matches('/').to_owned(),
             signer: UrlSigner::new(secret),
         })
@@ -89,6 +101,10 @@ impl LocalStore {
 
     fn path_of(&self, key: &ObjectKey) -> PathBuf {
         self.objects.join(key.as_str())
+    }
+
+    fn assembling_path(&self, key: &ObjectKey) -> PathBuf {
+        self.assembling.join(key.as_str())
     }
 
     fn temp_path(&self) -> PathBuf {
@@ -206,6 +222,77 @@ impl ObjectStore for LocalStore {
         // One trip to the blocking pool for the unlink and the directories after it.
         tokio::task::spawn_blocking(move || remove_object(&path, &objects)).await.map_err(io::Error::other)??;
         Ok(())
+    }
+
+    async fn begin_assembly(&self, key: &ObjectKey, _largest: u64) -> Result<Assembly, StoreError> {
+        let path = self.assembling_path(key);
+        if let Some(parent) = path.parent() {
+            fs::create_dir_all(parent).await?;
+        }
+        fs::File::create(&path).await?.sync_all().await?;
+        Ok(Assembly::default())
+    }
+
+    async fn append(&self, key: &ObjectKey, assembly: &Assembly, piece: Piece) -> Result<Appended, AppendError> {
+        let (mut reader, _total) = PieceReader::new(piece);
+        let offset = assembly.offset;
+        let file = fs::OpenOptions::new().write(true).open(self.assembling_path(key)).await?;
+        // Bytes past the recorded offset belong to a piece that was never acknowledged.
+        file.set_len(offset).await?;
+        let mut file = tokio::io::BufWriter::with_capacity(1 << 20, file);
+        file.seek(SeekFrom::Start(offset)).await?;
+        let outcome = async {
+            while let Some(chunk) = reader.next().await? {
+                file.write_all(&chunk).await?;
+            }
+            let received = reader.finish()?;
+            file.flush().await?;
+            file.get_ref().sync_data().await?;
+            Ok::<_, AppendError>(received)
+        }
+        .await;
+        let file = file.into_inner();
+        match outcome {
+            Ok((received, cut_short)) => {
+                Ok(Appended { assembly: Assembly { offset: offset + received, multipart: None }, cut_short })
+            }
+            Err(e) => {
+                // Back to what is recorded; should this fail too, the next piece cuts the file there anyway.
+                let _ = file.set_len(offset).await;
+                Err(e)
+            }
+        }
+    }
+
+    async fn finish_assembly(&self, key: &ObjectKey, assembly: &Assembly) -> Result<(), StoreError> {
+        let path = self.assembling_path(key);
+        match fs::OpenOptions::new().write(true).open(&path).await {
+            Ok(file) => {
+                file.set_len(assembly.offset).await?;
+                file.sync_all().await?;
+            }
+            // Finished before (the record was not updated after it): the object is in place.
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                return match self.stat(key).await? {
+                    Some(info) if info.size == assembly.offset => Ok(()),
+                    _ => Err(StoreError::Io(io::Error::new(
+                        io::ErrorKind::NotFound,
+                        format!("the assembly of {key} is gone"),
+                    ))),
+                };
+            }
+            Err(e) => return Err(e.into()),
+        }
+        self.place(&path, key).await?;
+        Ok(())
+    }
+
+    async fn abort_assembly(&self, key: &ObjectKey, _assembly: &Assembly) -> Result<(), StoreError> {
+        match fs::remove_file(self.assembling_path(key)).await {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+            Err(e) => Err(e.into()),
+        }
     }
 
     async fn check(&self) -> Result<(), StoreError> {

@@ -10,7 +10,7 @@
 use std::{error::Error as _, fmt, io, time::Duration};
 
 use async_trait::async_trait;
-use bytes::Bytes;
+use bytes::{Bytes, BytesMut};
 use futures_util::StreamExt;
 use http::Method;
 use minio::s3::{
@@ -20,10 +20,16 @@ use minio::s3::{
     error::{Error as S3Error, S3ServerError},
     http::BaseUrl,
     minio_error_response::MinioErrorCode,
-    types::{BucketName, Region, S3Api},
+    response_traits::HasEtagFromHeaders,
+    segmented_bytes::SegmentedBytes,
+    types::{BucketName, ETag, PartInfo, Region, S3Api},
 };
+use shutterbox_model::{Multipart, Part, Tail, TailSlot};
 
-use crate::{ByteRange, ByteStream, ObjectInfo, ObjectKey, ObjectStore, StoreError};
+use crate::{
+    AppendError, Appended, Assembly, ByteRange, ByteStream, ObjectInfo, ObjectKey, ObjectStore, Piece, StoreError,
+    assembly::PieceReader,
+};
 
 /// Without a bound, an endpoint that drops packets would hold `connect` for the OS's TCP timeout (minutes).
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
@@ -137,6 +143,75 @@ impl S3Store {
     fn unavailable(&self, e: &S3Error) -> StoreError {
         StoreError::Unavailable(format!("S3 bucket `{}` at {}: {}", self.bucket.as_str(), self.endpoint, describe(e)))
     }
+}
+
+impl S3Store {
+    fn multipart_of<'a>(&self, key: &ObjectKey, assembly: &'a Assembly) -> Result<&'a Multipart, StoreError> {
+        assembly.multipart.as_ref().ok_or_else(|| {
+            StoreError::Unavailable(format!(
+                "the assembly of {key} was not begun by this S3 store (no multipart upload)"
+            ))
+        })
+    }
+
+    async fn upload_part(
+        &self,
+        key: &ObjectKey,
+        upload_id: &str,
+        number: u16,
+        bytes: Bytes,
+    ) -> Result<Part, StoreError> {
+        let size = bytes.len() as u64;
+        let upload = async {
+            self.client
+                .upload_part(&self.bucket, key.as_str(), upload_id, number, SegmentedBytes::from(bytes))?
+                .build()
+                .send()
+                .await
+        };
+        let uploaded = upload.await.map_err(|e| self.unavailable(&e))?;
+        let etag = uploaded.etag().map_err(|e| self.unavailable(&e.into()))?;
+        Ok(Part { number, etag: etag.into_inner(), size })
+    }
+
+    /// The recorded tail's bytes, which must be its recorded size.
+    async fn tail_bytes(&self, key: &ObjectKey, tail: Tail) -> Result<Bytes, StoreError> {
+        let tail_key = tail_key(key, tail.slot)?;
+        match self.get(&tail_key).await? {
+            Some(bytes) if bytes.len() as u64 == tail.size => Ok(bytes),
+            found => Err(StoreError::Unavailable(format!(
+                "{tail_key} holds {:?} bytes, {} were recorded",
+                found.map(|b| b.len()),
+                tail.size
+            ))),
+        }
+    }
+
+    /// Removes both tail slots; one left behind is harmless (a fresh upload id never reads it).
+    async fn delete_tails(&self, key: &ObjectKey) {
+        for slot in TailSlot::BOTH {
+            if let Ok(tail) = tail_key(key, slot)
+                && let Err(e) = self.delete(&tail).await
+            {
+                tracing::warn!(error = %e, key = %tail, "could not remove a resumable upload's tail object");
+            }
+        }
+    }
+}
+
+/// The tail object of the assembly at `key` (a pending upload's key) in `slot`: a sibling of the key, not
+/// under it, since MinIO and file-backed servers keep no object beneath another (`a` and `a/b`).
+fn tail_key(key: &ObjectKey, slot: TailSlot) -> Result<ObjectKey, StoreError> {
+    ObjectKey::parse(&format!("{key}-{}", slot.name()))
+        .map_err(|_| StoreError::Unavailable(format!("no tail object can be named after {key}")))
+}
+
+/// The number of the part after the recorded ones and `new` ones.
+fn next_part_number(multipart: &Multipart, new: &[Part]) -> Result<u16, StoreError> {
+    u16::try_from(multipart.parts.len() + new.len() + 1)
+        .ok()
+        .filter(|n| u64::from(*n) <= Multipart::MAX_PARTS)
+        .ok_or_else(|| StoreError::Unavailable("a multipart upload would pass 10,000 parts".into()))
 }
 
 /// A client for `endpoint` signing with the configured credentials and region.
@@ -316,6 +391,124 @@ impl ObjectStore for S3Store {
             Err(e) if is_missing(&e) => Ok(()),
             Err(e) => Err(self.unavailable(&e)),
         }
+    }
+
+    async fn begin_assembly(&self, key: &ObjectKey, largest: u64) -> Result<Assembly, StoreError> {
+        let create = async { self.client.create_multipart_upload(&self.bucket, key.as_str())?.build().send().await };
+        let created = create.await.map_err(|e| self.unavailable(&e))?;
+        let upload_id = created.upload_id().await.map_err(|e| self.unavailable(&e.into()))?;
+        Ok(Assembly {
+            offset: 0,
+            multipart: Some(Multipart {
+                upload_id: upload_id.as_str().to_owned(),
+                part_size: Multipart::part_size_for(largest),
+                parts: Vec::new(),
+                tail: None,
+            }),
+        })
+    }
+
+    /// The recorded tail and the piece are cut into whole parts, uploaded as they fill (numbered after the
+    /// recorded ones: a part uploaded but never recorded is replaced by the next piece's); what is left is
+    /// the last part when the piece ends the object, else the new tail, written to the free slot.
+    async fn append(&self, key: &ObjectKey, assembly: &Assembly, piece: Piece) -> Result<Appended, AppendError> {
+        let (mut reader, total) = PieceReader::new(piece);
+        let mut multipart = self.multipart_of(key, assembly)?.clone();
+        let mut pending = BytesMut::new();
+        if let Some(tail) = multipart.tail {
+            let bytes = self.tail_bytes(key, tail).await?;
+            pending.extend_from_slice(&bytes);
+        }
+        let part_size = usize::try_from(multipart.part_size).unwrap_or(usize::MAX);
+        let mut new_parts = Vec::new();
+        while let Some(chunk) = reader.next().await? {
+            pending.extend_from_slice(&chunk);
+            while pending.len() >= part_size {
+                let part = pending.split_to(part_size).freeze();
+                let number = next_part_number(&multipart, &new_parts)?;
+                new_parts.push(self.upload_part(key, &multipart.upload_id, number, part).await?);
+            }
+        }
+        let (received, cut_short) = reader.finish()?;
+        let offset = assembly.offset + received;
+        let rest = pending.freeze();
+        let tail = if rest.is_empty() {
+            None
+        } else if total == Some(offset) {
+            let number = next_part_number(&multipart, &new_parts)?;
+            new_parts.push(self.upload_part(key, &multipart.upload_id, number, rest).await?);
+            None
+        } else {
+            let slot = multipart.free_slot();
+            let size = rest.len() as u64;
+            self.put(&tail_key(key, slot)?, rest, "application/octet-stream").await?;
+            Some(Tail { slot, size })
+        };
+        multipart.parts.extend(new_parts);
+        multipart.tail = tail;
+        Ok(Appended { assembly: Assembly { offset, multipart: Some(multipart) }, cut_short })
+    }
+
+    async fn finish_assembly(&self, key: &ObjectKey, assembly: &Assembly) -> Result<(), StoreError> {
+        let mut multipart = self.multipart_of(key, assembly)?.clone();
+        if let Some(tail) = multipart.tail.take() {
+            let bytes = self.tail_bytes(key, tail).await?;
+            let number = next_part_number(&multipart, &[])?;
+            multipart.parts.push(self.upload_part(key, &multipart.upload_id, number, bytes).await?);
+        }
+        let completed = if multipart.parts.is_empty() {
+            // S3 completes no upload without parts: an empty object is put instead.
+            self.abort_assembly(key, assembly).await?;
+            self.put(key, Bytes::new(), "application/octet-stream").await
+        } else {
+            let parts = multipart
+                .parts
+                .iter()
+                .map(|part| Ok(PartInfo::new(part.number, ETag::new(part.etag.as_str())?, part.size, None)))
+                .collect::<Result<Vec<_>, minio::s3::error::ValidationErr>>()
+                .map_err(|e| self.unavailable(&e.into()))?;
+            let complete = async {
+                self.client
+                    .complete_multipart_upload(&self.bucket, key.as_str(), multipart.upload_id.as_str(), parts)?
+                    .build()
+                    .send()
+                    .await
+            };
+            match complete.await {
+                Ok(_) => Ok(()),
+                // Completed before, and the record not updated after: the object is in place.
+                Err(e) if matches!(self.stat(key).await, Ok(Some(info)) if info.size == assembly.offset) => {
+                    tracing::debug!(error = %describe(&e), %key, "a multipart upload was completed before");
+                    Ok(())
+                }
+                Err(e) => Err(self.unavailable(&e)),
+            }
+        };
+        completed?;
+        self.delete_tails(key).await;
+        Ok(())
+    }
+
+    async fn abort_assembly(&self, key: &ObjectKey, assembly: &Assembly) -> Result<(), StoreError> {
+        let multipart = self.multipart_of(key, assembly)?;
+        let abort = async {
+            self.client
+                .abort_multipart_upload(&self.bucket, key.as_str(), multipart.upload_id.as_str())?
+                .build()
+                .send()
+                .await
+        };
+        match abort.await {
+            Ok(_) => {}
+            // Gone already (aborted or completed). S3 says NoSuchUpload; s3s-fs says AccessDenied for an upload
+            // id it no longer knows. A key that really lost its rights fails every other request too.
+            Err(e)
+                if matches!(code(&e), Some(MinioErrorCode::AccessDenied))
+                    || matches!(code(&e), Some(MinioErrorCode::OtherError(c)) if c == "NoSuchUpload") => {}
+            Err(e) => return Err(self.unavailable(&e)),
+        }
+        self.delete_tails(key).await;
+        Ok(())
     }
 
     async fn check(&self) -> Result<(), StoreError> {

@@ -19,6 +19,7 @@ mod limits;
 mod observability;
 mod openapi;
 mod rate_limit;
+mod resumable;
 mod security;
 mod shutdown;
 mod startup;

@@ -496,6 +496,7 @@ mod tests {
             expires_at_ms: i64::MAX,
             created_at_ms: 0,
             file_id: None,
+            resumable: None,
         };
         metadata.create_pending(&pending).await.unwrap();
         let new = NewFile {

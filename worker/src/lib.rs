@@ -231,7 +231,9 @@ mod tests {
     use shutterbox_model::FileId;
     use shutterbox_pipeline::{RenderOptions, Target, Transform};
     use shutterbox_queue::InProcessQueue;
-    use shutterbox_storage::{ByteRange, ByteStream, LocalStore, ObjectInfo, ObjectKey};
+    use shutterbox_storage::{
+        AppendError, Appended, Assembly, ByteRange, ByteStream, LocalStore, ObjectInfo, ObjectKey, Piece,
+    };
     use shutterbox_variants::{RenderPool, VariantSpec};
 
     use super::*;
@@ -269,6 +271,18 @@ mod tests {
         }
         async fn check(&self) -> Result<(), StoreError> {
             self.inner.check().await
+        }
+        async fn begin_assembly(&self, key: &ObjectKey, largest: u64) -> Result<Assembly, StoreError> {
+            self.inner.begin_assembly(key, largest).await
+        }
+        async fn append(&self, key: &ObjectKey, at: &Assembly, piece: Piece) -> Result<Appended, AppendError> {
+            self.inner.append(key, at, piece).await
+        }
+        async fn finish_assembly(&self, key: &ObjectKey, at: &Assembly) -> Result<(), StoreError> {
+            self.inner.finish_assembly(key, at).await
+        }
+        async fn abort_assembly(&self, key: &ObjectKey, at: &Assembly) -> Result<(), StoreError> {
+            self.inner.abort_assembly(key, at).await
         }
     }
 

@@ -1,6 +1,8 @@
 //! The cleanup sweep: what a crash or an abandoned upload leaves in the object store goes away.
 //!
-//! - Expired pending uploads: their object under `pending/` (bytes PUT but never confirmed) and their row.
+//! - Expired pending uploads: their object under `pending/` (bytes PUT but never confirmed), a resumable
+//!   upload's assembly (its partial file, or its S3 multipart upload and tail object), and their row. A
+//!   resumable upload expires `SHUTTERBOX_UPLOAD_EXPIRY_SECS` after its last piece.
 //!   Rows of confirmed uploads go too, so a repeated confirm answers 404 once its upload has expired.
 //! - Stale intents: every write of an object that a record will refer to (a confirm's copy, a stored
 //!   variant) is noted first (`MetadataStore::begin_objects`) and settled after. An intent older than the
@@ -69,8 +71,12 @@ impl Sweeper {
         loop {
             let expired = self.metadata.expired_pending(cutoff, BATCH).await?;
             for pending in &expired {
-                // A confirmed upload's object was removed by its confirm; an unconfirmed one's may be there.
+                // A confirmed upload's object was removed by its confirm; an unconfirmed one's may be there,
+                // and a resumable one's assembly (a partial file, or a multipart upload and its tail).
                 if pending.file_id.is_none() {
+                    if let Some(resumable) = &pending.resumable {
+                        self.store.abort_assembly(&pending.object_key, &resumable.assembly).await?;
+                    }
                     self.store.delete(&pending.object_key).await?;
                 }
                 self.metadata.delete_pending(&pending.id).await?;

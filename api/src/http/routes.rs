@@ -4,8 +4,11 @@
 use std::sync::Arc;
 
 use poem::{
-    Endpoint, EndpointExt, IntoEndpoint, IntoResponse, Response, Route as Router, endpoint::BoxEndpoint,
-    endpoint::make_sync, web::Html,
+    Endpoint, EndpointExt, IntoEndpoint, IntoResponse, Response, Route as Router,
+    endpoint::{BoxEndpoint, make_sync},
+    http::Method,
+    middleware::Cors,
+    web::Html,
 };
 use poem_openapi::OperationId;
 
@@ -15,7 +18,7 @@ use super::{
     table::{API_PREFIX, ROUTES, Route},
     telemetry::observe,
 };
-use crate::{delivery, health, openapi, state::AppState, storage};
+use crate::{delivery, health, manage::resumable, openapi, state::AppState, storage};
 
 /// The route's handler (each reads the service's state from the request's data).
 fn endpoint(route: Route) -> BoxEndpoint<'static> {
@@ -24,6 +27,8 @@ fn endpoint(route: Route) -> BoxEndpoint<'static> {
         Route::DeliverRaw => delivery::deliver_raw.map_to_response().boxed(),
         Route::GetThumbnail => delivery::thumbnail.map_to_response().boxed(),
         Route::StorageUpload => storage::put.map_to_response().boxed(),
+        Route::ResumableUploads => resumable::collection.boxed(),
+        Route::ResumableUpload => resumable::resource.boxed(),
         Route::OpenapiDocument => {
             let spec = openapi::spec_json();
             make_sync(move |_| spec.clone().with_content_type("application/json; charset=utf-8"))
@@ -55,6 +60,21 @@ fn named(endpoint: BoxEndpoint<'static>, operation_id: &'static str) -> BoxEndpo
         .boxed()
 }
 
+/// The resumable-upload endpoints answer browsers of the configured origins (poem's `Cors`, which answers
+/// their preflights and lets them read the TUS headers); with none configured, no CORS header is sent.
+fn resumable_cors(endpoint: BoxEndpoint<'static>, origins: &[String]) -> BoxEndpoint<'static> {
+    if origins.is_empty() {
+        return endpoint;
+    }
+    let cors = Cors::new()
+        .allow_origins(origins.iter().map(String::as_str))
+        .allow_methods([Method::POST, Method::HEAD, Method::PATCH, Method::DELETE, Method::OPTIONS])
+        .allow_headers(resumable::REQUEST_HEADERS)
+        .expose_headers(resumable::RESPONSE_HEADERS)
+        .max_age(86_400);
+    endpoint.with(cors).boxed()
+}
+
 /// Every route of the service over `state`, inside the error envelope and the request telemetry.
 pub fn router(state: Arc<AppState>) -> impl Endpoint {
     let metrics = state.http_metrics.clone();
@@ -64,7 +84,11 @@ pub fn router(state: Arc<AppState>) -> impl Endpoint {
     let mut root = Router::new();
     for spec in ROUTES {
         for path in spec.paths {
-            let endpoint = named(endpoint(spec.route), spec.operation_id);
+            let mut endpoint = endpoint(spec.route);
+            if matches!(spec.route, Route::ResumableUploads | Route::ResumableUpload) {
+                endpoint = resumable_cors(endpoint, &state.settings.cors_origins);
+            }
+            let endpoint = named(endpoint, spec.operation_id);
             match path.strip_prefix(API_PREFIX) {
                 Some(path) => v1 = v1.at(path, endpoint),
                 None => root = root.at(*path, endpoint),

@@ -23,6 +23,8 @@ pub enum Route {
     DeliverRaw,
     GetThumbnail,
     StorageUpload,
+    ResumableUploads,
+    ResumableUpload,
     OpenapiDocument,
     Docs,
     Healthz,
@@ -73,6 +75,20 @@ pub const ROUTES: &[RouteSpec] = &[
         paths: &["/storage/*key"],
         methods: &["PUT"],
         operation_id: "storageUpload",
+        documented: false,
+    },
+    RouteSpec {
+        route: Route::ResumableUploads,
+        paths: &["/v1/uploads/tus", "/v1/uploads/tus/"],
+        methods: &["POST", "OPTIONS"],
+        operation_id: "createResumableUpload",
+        documented: false,
+    },
+    RouteSpec {
+        route: Route::ResumableUpload,
+        paths: &["/v1/uploads/tus/:id"],
+        methods: &["HEAD", "PATCH", "DELETE", "OPTIONS"],
+        operation_id: "resumableUpload",
         documented: false,
     },
     RouteSpec {
@@ -145,9 +161,19 @@ mod tests {
     #[test]
     fn every_route_has_one_row() {
         use Route::*;
-        for route in
-            [DeliverFile, DeliverRaw, GetThumbnail, StorageUpload, OpenapiDocument, Docs, Healthz, Readyz, Metrics]
-        {
+        for route in [
+            DeliverFile,
+            DeliverRaw,
+            GetThumbnail,
+            StorageUpload,
+            ResumableUploads,
+            ResumableUpload,
+            OpenapiDocument,
+            Docs,
+            Healthz,
+            Readyz,
+            Metrics,
+        ] {
             assert_eq!(ROUTES.iter().filter(|spec| spec.route == route).count(), 1, "{route:?}");
             assert_eq!(route.spec().route, route, "ROUTES lists {route:?} in the enum's order");
         }

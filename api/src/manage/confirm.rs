@@ -28,6 +28,8 @@ pub enum ConfirmError {
     Expired,
     #[error("no bytes have arrived at the uploadUrl yet; PUT the file there before confirming")]
     NotArrived,
+    #[error("this resumable upload has {received} of its {length} bytes; send the rest before confirming")]
+    Incomplete { received: u64, length: String },
     #[error(
         "the uploaded object has {stored} bytes but {declared} were declared at presign; the object was \
          discarded, upload it again"
@@ -65,6 +67,21 @@ pub async fn confirm(
     if now_ms > pending.expires_at_ms {
         state.discard(&pending_key).await;
         return Err(ConfirmError::Expired);
+    }
+    if let Some(resumable) = &pending.resumable {
+        let received = resumable.assembly.offset;
+        if resumable.length_deferred || received < pending.size {
+            let length = if resumable.length_deferred { "undeclared".to_owned() } else { pending.size.to_string() };
+            return Err(ConfirmError::Incomplete { received, length });
+        }
+        // Every byte is in: the assembly becomes the pending object (again, harmlessly, if a racing
+        // confirm did it first; a racing confirm that already made the file has removed it).
+        if let Err(e) = state.store.finish_assembly(&pending_key, &resumable.assembly).await {
+            if let Some(file_id) = confirmed_meanwhile(state, &pending.id).await? {
+                return already_confirmed(state, account_id, &file_id).await;
+            }
+            return Err(e.into());
+        }
     }
     // The size and the leading bytes in one round trip's time (two requests at once to an S3 store).
     let (info, head) =
@@ -208,9 +225,10 @@ impl From<ConfirmError> for ApiError {
     fn from(e: ConfirmError) -> Self {
         match e {
             ConfirmError::UnknownUpload | ConfirmError::FileDeleted => Self::not_found(e.to_string()),
-            ConfirmError::Expired | ConfirmError::NotArrived | ConfirmError::SizeMismatch { .. } => {
-                Self::bad_request(e.to_string())
-            }
+            ConfirmError::Expired
+            | ConfirmError::NotArrived
+            | ConfirmError::Incomplete { .. }
+            | ConfirmError::SizeMismatch { .. } => Self::bad_request(e.to_string()),
             ConfirmError::Metadata(e) => e.into(),
             ConfirmError::Store(e) => e.into(),
             ConfirmError::Corrupt(detail) => Self::internal(detail),

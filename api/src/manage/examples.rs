@@ -31,6 +31,7 @@ impl Example for PresignRequest {
             size: 245_760,
             custom_filename: None,
             folder_name: Some("pets".into()),
+            resumable: None,
         }
     }
 }

@@ -7,8 +7,10 @@ mod delete;
 mod examples;
 mod file_object;
 mod files;
+pub(crate) mod resumable;
 mod transform;
 mod upload;
+mod upload_request;
 mod warm;
 
 pub(crate) use files::FilesApi;

@@ -6,13 +6,14 @@ use std::{sync::Arc, time::Duration};
 use poem::web::Data;
 use poem_openapi::{Object, OpenApi, payload::Json};
 use serde::Deserialize;
-use shutterbox_metadata::PendingUpload;
-use shutterbox_model::{FileName, FolderPath, Operation, PendingId, clock::now_ms, sniff};
+use shutterbox_model::{Operation, PendingId, clock::now_ms};
 use shutterbox_storage::ObjectKey;
 
 use super::{
     confirm::{Confirmed, confirm},
     file_object::FileObject,
+    resumable,
+    upload_request::UploadRequest,
 };
 use crate::{
     auth::Caller,
@@ -42,6 +43,11 @@ pub struct PresignRequest {
     /// Folder to upload into, `/`-separated for nesting (e.g. `pets/cats`); created on demand.
     #[oai(nullable)]
     pub folder_name: Option<String>,
+    /// `true` for a resumable upload: `uploadUrl` is then a TUS 1.0 upload URL (send the bytes with
+    /// `PATCH`, in as many pieces as you like, resuming after a failure; tus-js-client's `uploadUrl`
+    /// option), which its own token authorises, and the file is created when the last byte arrives.
+    #[oai(nullable)]
+    pub resumable: Option<bool>,
 }
 
 /// A pending upload: send the bytes with `PUT` to `uploadUrl`, then confirm with `pendingUploadId`.
@@ -88,39 +94,31 @@ impl UploadApi {
     ) -> Result<Json<PendingUploadObject>, ApiError> {
         caller.require(Operation::Presign)?;
         let body = body.0;
-        let name = FileName::from_upload(&body.filename, body.custom_filename.as_deref())
-            .map_err(|e| ApiError::bad_request(e.to_string()))?;
-        let folder = match body.folder_name.as_deref() {
-            Some(folder) => FolderPath::parse(folder).map_err(|e| ApiError::bad_request(e.to_string()))?,
-            None => None,
-        };
-        let mimetype = sniff::normalize_mime(&body.mimetype)
-            .ok_or_else(|| ApiError::bad_request("mimetype must be a MIME type such as 'image/png'"))?;
         let settings = &state.settings;
+        let upload = UploadRequest::check(
+            &body.filename,
+            body.custom_filename.as_deref(),
+            body.folder_name.as_deref(),
+            &body.mimetype,
+        )?;
         if body.size > settings.max_upload_bytes {
             return Err(ApiError::bad_request(format!(
                 "size {} exceeds the maximum upload size of {} bytes",
                 body.size, settings.max_upload_bytes
             )));
         }
-
         let id = PendingId::mint();
         let key = ObjectKey::pending(&id);
         let expires_in = settings.upload_expiry_secs;
+        if body.resumable == Some(true) {
+            // The last byte creates the file, as a confirm would.
+            caller.require(Operation::Confirm)?;
+            let (pending, upload_url) =
+                resumable::presign(&state, &caller.account_id, upload, body.size, now_ms()).await?;
+            return Ok(Json(PendingUploadObject { upload_url, pending_upload_id: pending.into_string(), expires_in }));
+        }
         let upload_url = state.store.presign_put(&key, body.size, Duration::from_secs(expires_in)).await?;
-        let now = now_ms();
-        let pending = PendingUpload {
-            id: id.clone(),
-            account_id: caller.account_id,
-            object_key: key.clone(),
-            name: name.as_str().to_owned(),
-            folder: folder.map(|f| f.to_string()),
-            declared_type: mimetype,
-            size: body.size,
-            expires_at_ms: now + i64::try_from(expires_in.saturating_mul(1000)).unwrap_or(i64::MAX),
-            created_at_ms: now,
-            file_id: None,
-        };
+        let pending = upload.pending(id.clone(), caller.account_id, body.size, settings, now_ms(), None);
         state.metadata.create_pending(&pending).await?;
         Ok(Json(PendingUploadObject { upload_url, pending_upload_id: id.into_string(), expires_in }))
     }

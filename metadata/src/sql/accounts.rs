@@ -24,6 +24,11 @@ pub(super) async fn ensure_account(db: &SqlMetadata, name: &AccountName, now_ms:
     Ok(Account { id: AccountId::new(text(&row, "id")?), name: text(&row, "name")? })
 }
 
+pub(super) async fn account(db: &SqlMetadata, id: &str) -> Result<Option<Account>> {
+    let row = sqlx::query("SELECT id, name FROM accounts WHERE id = $1").bind(id).fetch_optional(&db.pool).await?;
+    row.map(|row| Ok(Account { id: AccountId::new(text(&row, "id")?), name: text(&row, "name")? })).transpose()
+}
+
 pub(super) async fn create_key(
     db: &SqlMetadata,
     account: &Account,

@@ -25,7 +25,7 @@ use sqlx::{
 
 use crate::{
     Account, ConfirmOutcome, DeletedFile, FileRecord, KeyRecord, MetadataError, MetadataStore, NewFile, PendingUpload,
-    Result, VariantRecord, VariantRoom, WarmBatch, WarmItemState, WarmProgress,
+    PieceRecord, Result, Resumable, VariantRecord, VariantRoom, WarmBatch, WarmItemState, WarmProgress,
 };
 
 /// Migrations are compiled in, so the binary needs no files beside it.
@@ -37,6 +37,7 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
     (5, "variant_cache", include_str!("../../../migrations/0005_variant_cache.sql")),
     (6, "focus", include_str!("../../../migrations/0006_focus.sql")),
     (7, "image_facts", include_str!("../../../migrations/0007_image_facts.sql")),
+    (8, "resumable_uploads", include_str!("../../../migrations/0008_resumable_uploads.sql")),
 ];
 
 /// Warming items inserted per statement (3 parameters each, well under SQLite's 32,766).
@@ -51,8 +52,8 @@ pub struct SqlMetadata {
 
 const FILE_COLUMNS: &str = "id, account_id, folder_id, path, name, object_key, raw_type, kind, size, created_at, updated_at, focus_x, focus_y, \
      width, height, has_alpha, frame_count, dominant_color, thumbhash, blurhash, placeholder, attention_x, attention_y";
-const PENDING_COLUMNS: &str =
-    "id, account_id, object_key, name, folder_path, declared_type, size, expires_at, created_at, file_id";
+const PENDING_COLUMNS: &str = "id, account_id, object_key, name, folder_path, declared_type, size, expires_at, \
+     created_at, file_id, assembly, length_deferred, upload_metadata, token_hash";
 
 impl SqlMetadata {
     /// Connects to `url` (`sqlite://…` or `postgres://…`) and applies pending migrations.
@@ -220,7 +221,21 @@ fn pending_of(row: &AnyRow) -> Result<PendingUpload> {
         expires_at_ms: row.try_get("expires_at")?,
         created_at_ms: row.try_get("created_at")?,
         file_id: row.try_get::<Option<String>, _>("file_id")?.map(FileId::new),
+        resumable: resumable_of(row)?,
     })
+}
+
+/// A pending upload's resumable state, if it is a resumable upload.
+fn resumable_of(row: &AnyRow) -> Result<Option<Resumable>> {
+    let Some(assembly) = row.try_get::<Option<String>, _>("assembly")? else { return Ok(None) };
+    let assembly = serde_json::from_str(&assembly)
+        .map_err(|e| MetadataError::Corrupt(format!("a resumable upload's assembly does not read: {e}")))?;
+    Ok(Some(Resumable {
+        assembly,
+        length_deferred: row.try_get::<i64, _>("length_deferred")? != 0,
+        metadata: row.try_get("upload_metadata")?,
+        token_hash: row.try_get("token_hash")?,
+    }))
 }
 
 /// Whether `text` can name a row at all. PostgreSQL refuses text with a NUL character (SQLite stores it), so
@@ -262,6 +277,13 @@ impl MetadataStore for SqlMetadata {
 
     async fn ensure_account(&self, name: &AccountName, now_ms: i64) -> Result<Account> {
         accounts::ensure_account(self, name, now_ms).await
+    }
+
+    async fn account(&self, id: &AccountId) -> Result<Option<Account>> {
+        if !findable(id.as_str()) {
+            return Ok(None);
+        }
+        accounts::account(self, id.as_str()).await
     }
 
     async fn create_key(
@@ -410,5 +432,17 @@ impl MetadataStore for SqlMetadata {
 
     async fn delete_pending(&self, id: &PendingId) -> Result<()> {
         uploads::delete_pending(self, id.as_str()).await
+    }
+
+    async fn lock_upload(&self, id: &PendingId, holder: &str, now_ms: i64, until_ms: i64) -> Result<bool> {
+        uploads::lock_upload(self, id.as_str(), holder, now_ms, until_ms).await
+    }
+
+    async fn record_piece(&self, id: &PendingId, holder: &str, piece: &PieceRecord<'_>) -> Result<bool> {
+        uploads::record_piece(self, id.as_str(), holder, piece).await
+    }
+
+    async fn unlock_upload(&self, id: &PendingId, holder: &str) -> Result<()> {
+        uploads::unlock_upload(self, id.as_str(), holder).await
     }
 }

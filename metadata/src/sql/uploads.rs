@@ -3,11 +3,15 @@
 use uuid::Uuid;
 
 use super::{NAME_ATTEMPTS, PENDING_COLUMNS, SqlMetadata, as_i64, findable, name_suffix, pending_of, text};
-use crate::{ConfirmOutcome, FileRecord, MetadataError, NewFile, PendingUpload, Result};
+use shutterbox_model::Assembly;
+
+use crate::{ConfirmOutcome, FileRecord, MetadataError, NewFile, PendingUpload, PieceRecord, Result};
 pub(super) async fn create_pending(db: &SqlMetadata, p: &PendingUpload) -> Result<()> {
+    let resumable = p.resumable.as_ref();
     sqlx::query(
         "INSERT INTO pending_uploads (id, account_id, object_key, name, folder_path, declared_type, size, \
-         expires_at, created_at, file_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, NULL)",
+         expires_at, created_at, file_id, assembly, length_deferred, upload_metadata, token_hash) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, NULL, $10, $11, $12, $13)",
     )
     .bind(p.id.as_str())
     .bind(p.account_id.as_str())
@@ -18,8 +22,62 @@ pub(super) async fn create_pending(db: &SqlMetadata, p: &PendingUpload) -> Resul
     .bind(as_i64(p.size))
     .bind(p.expires_at_ms)
     .bind(p.created_at_ms)
+    .bind(resumable.map(|r| assembly_text(&r.assembly)).transpose()?)
+    .bind(i64::from(resumable.is_some_and(|r| r.length_deferred)))
+    .bind(resumable.and_then(|r| r.metadata.as_deref()))
+    .bind(resumable.and_then(|r| r.token_hash.as_deref()))
     .execute(&db.pool)
     .await?;
+    Ok(())
+}
+
+fn assembly_text(assembly: &Assembly) -> Result<String> {
+    serde_json::to_string(assembly).map_err(|e| MetadataError::Corrupt(format!("an assembly does not write: {e}")))
+}
+
+pub(super) async fn lock_upload(db: &SqlMetadata, id: &str, holder: &str, now_ms: i64, until_ms: i64) -> Result<bool> {
+    if !findable(id) {
+        return Ok(false);
+    }
+    let taken = sqlx::query(
+        "UPDATE pending_uploads SET lock_holder = $1, lock_until = $2 \
+         WHERE id = $3 AND assembly IS NOT NULL AND (lock_holder IS NULL OR lock_holder = $1 OR lock_until < $4)",
+    )
+    .bind(holder)
+    .bind(until_ms)
+    .bind(id)
+    .bind(now_ms)
+    .execute(&db.pool)
+    .await?
+    .rows_affected();
+    Ok(taken == 1)
+}
+
+pub(super) async fn record_piece(db: &SqlMetadata, id: &str, holder: &str, piece: &PieceRecord<'_>) -> Result<bool> {
+    let declared = piece.declared_length.map(as_i64);
+    let recorded = sqlx::query(
+        "UPDATE pending_uploads SET assembly = $1, expires_at = $2, size = COALESCE($3, size), \
+         length_deferred = CASE WHEN $4 = 1 THEN 0 ELSE length_deferred END \
+         WHERE id = $5 AND lock_holder = $6",
+    )
+    .bind(assembly_text(piece.assembly)?)
+    .bind(piece.expires_at_ms)
+    .bind(declared)
+    .bind(i64::from(declared.is_some()))
+    .bind(id)
+    .bind(holder)
+    .execute(&db.pool)
+    .await?
+    .rows_affected();
+    Ok(recorded == 1)
+}
+
+pub(super) async fn unlock_upload(db: &SqlMetadata, id: &str, holder: &str) -> Result<()> {
+    sqlx::query("UPDATE pending_uploads SET lock_holder = NULL, lock_until = NULL WHERE id = $1 AND lock_holder = $2")
+        .bind(id)
+        .bind(holder)
+        .execute(&db.pool)
+        .await?;
     Ok(())
 }
 
