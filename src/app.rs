@@ -188,7 +188,8 @@ impl Application {
         let sweeper = (self.workers > 0).then(|| {
             let services = &self.services;
             let sweeper = Sweeper::new(services.metadata.clone(), services.store.clone(), self.sweep.grace)
-                .with_variants(services.variants.clone());
+                .with_variants(services.variants.clone())
+                .with_stats(self.app.jobs());
             tokio::spawn(sweeper.run(self.sweep.interval, jobs_stopping))
         });
         // The invalidation listener stops once no request is served any more.

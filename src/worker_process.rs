@@ -83,8 +83,10 @@ impl WorkerProcess {
         if let Some(redis) = opened.redis {
             variants = variants.with_flight(Arc::new(RenderLeases::new(redis)));
         }
-        let sweeper = Sweeper::new(metadata.clone(), store.clone(), schedule.grace).with_variants(variants.clone());
         let stats = Arc::new(JobStats::default());
+        let sweeper = Sweeper::new(metadata.clone(), store.clone(), schedule.grace)
+            .with_variants(variants.clone())
+            .with_stats(stats.clone());
         let probe_variants = variants.clone();
         let worker = Worker::new(queue.clone(), store, metadata, variants)
             .with_stats(stats.clone())

@@ -139,6 +139,21 @@ pub async fn job_metrics(out: &mut String, jobs: &JobStats, queue: &dyn JobQueue
          # TYPE shutterbox_job_renders_total counter\nshutterbox_job_renders_total {}",
         jobs.renders.load(Ordering::Relaxed)
     );
+    let _ = writeln!(
+        out,
+        "# HELP shutterbox_uploads_swept_total Expired uploads the cleanup sweep of this process removed, with \
+         their bytes (a resumable upload's partial file or multipart upload), by kind.\n\
+         # TYPE shutterbox_uploads_swept_total counter"
+    );
+    for (kind, value) in [("presigned", &jobs.swept_uploads), ("resumable", &jobs.swept_resumable_uploads)] {
+        let _ = writeln!(out, "shutterbox_uploads_swept_total{{kind=\"{kind}\"}} {}", value.load(Ordering::Relaxed));
+    }
+    let _ = writeln!(
+        out,
+        "# HELP shutterbox_orphaned_objects_swept_total Objects a crash left unrecorded, removed by this process's sweep.\n\
+         # TYPE shutterbox_orphaned_objects_swept_total counter\nshutterbox_orphaned_objects_swept_total {}",
+        jobs.swept_orphans.load(Ordering::Relaxed)
+    );
     let depth = queue.depth().await.unwrap_or(0);
     let _ = writeln!(
         out,

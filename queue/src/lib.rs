@@ -109,7 +109,8 @@ impl<'de> Deserialize<'de> for Payload {
     }
 }
 
-/// Job outcomes of one process's workers, counted for `/metrics`.
+/// What one process's background work did, counted for `/metrics`: its workers' job outcomes, and what
+/// its cleanup sweep removed.
 #[derive(Debug, Default)]
 pub struct JobStats {
     /// Jobs that succeeded.
@@ -120,6 +121,11 @@ pub struct JobStats {
     pub dropped: AtomicU64,
     /// Variants rendered by jobs (a job finding its variant kept already renders nothing).
     pub renders: AtomicU64,
+    /// Expired uploads the sweep removed: by presigned PUT, and resumable ones (their assemblies aborted).
+    pub swept_uploads: AtomicU64,
+    pub swept_resumable_uploads: AtomicU64,
+    /// Objects the sweep removed because a crash left them unrecorded.
+    pub swept_orphans: AtomicU64,
 }
 
 /// A payload handed to a worker, with how many times it has been tried before.

@@ -558,3 +558,41 @@ async fn tus_js_client_resumes_an_interrupted_upload() {
     assert_eq!(status, StatusCode::OK);
     assert!(Sha256::digest(&raw) == Sha256::digest(&bytes), "byte-identical");
 }
+
+/// An upload nobody finishes expires `upload_expiry_secs` after its last piece (410 until swept), and the
+/// sweep removes it with its bytes (the partial file, or the multipart upload and tail object), counted
+/// on `/metrics`.
+#[tokio::test]
+async fn an_abandoned_upload_is_swept_with_its_bytes() {
+    let app = TestApp::spawn_with(|c| {
+        c.upload_expiry_secs = 2;
+        c.backend.sweep_interval_secs = 1;
+        c.backend.sweep_grace_secs = 1;
+    })
+    .await;
+    let url = create(&app, 10 << 20, &[("filename", "abandoned.bin")]).await;
+    let response = patch(&app, &url, 0, &content(6 << 20)).await;
+    assert_eq!(response.status(), StatusCode::NO_CONTENT);
+    // The piece moved the expiry on: an upload in use does not expire under its client.
+    let expires = httpdate::parse_http_date(header(&response, "upload-expires").unwrap()).unwrap();
+    assert!(expires > std::time::SystemTime::now(), "Upload-Expires is ahead");
+    let swept = r#"shutterbox_uploads_swept_total{kind="resumable"}"#;
+    let mut gone = false;
+    for _ in 0..100 {
+        let status = head(&app, &url).await.status();
+        assert!(matches!(status, StatusCode::OK | StatusCode::GONE | StatusCode::NOT_FOUND), "{status}");
+        if status == StatusCode::NOT_FOUND && app.job_metric(swept).await >= 1 {
+            gone = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    assert!(gone, "the expired upload was swept and counted");
+    if app.is_embedded() {
+        let left = walk(&app.data_dir.join("assembling"));
+        assert!(left.is_empty(), "the partial file is gone: {left:?}");
+    } else {
+        let left = walk(&app.objects_dir);
+        assert!(left.iter().all(|p| !p.contains("pending")), "no tail object is left: {left:?}");
+    }
+}

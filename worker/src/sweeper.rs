@@ -14,9 +14,13 @@
 //! sweep never races a writer that is still alive. Several sweepers (API nodes, worker processes) may run at
 //! once: each step is idempotent.
 
-use std::{sync::Arc, time::Duration};
+use std::{
+    sync::{Arc, atomic::Ordering},
+    time::Duration,
+};
 
 use shutterbox_metadata::{MetadataError, MetadataStore};
+use shutterbox_queue::JobStats;
 use shutterbox_storage::{ObjectKey, ObjectStore, StoreError};
 use shutterbox_variants::{VariantError, Variants};
 use tokio::sync::watch;
@@ -48,11 +52,18 @@ pub struct Sweeper {
     store: Arc<dyn ObjectStore>,
     grace: Duration,
     variants: Option<Variants>,
+    stats: Arc<JobStats>,
 }
 
 impl Sweeper {
     pub fn new(metadata: Arc<dyn MetadataStore>, store: Arc<dyn ObjectStore>, grace: Duration) -> Self {
-        Self { metadata, store, grace, variants: None }
+        Self { metadata, store, grace, variants: None, stats: Arc::default() }
+    }
+
+    /// Counts what it removes into `stats` (the process's `/metrics`).
+    pub fn with_stats(mut self, stats: Arc<JobStats>) -> Self {
+        self.stats = stats;
+        self
     }
 
     /// Also keeps the stored variants within their byte budget.
@@ -81,6 +92,11 @@ impl Sweeper {
                 }
                 self.metadata.delete_pending(&pending.id).await?;
                 report.expired_uploads += 1;
+                let counter = match pending.resumable {
+                    Some(_) => &self.stats.swept_resumable_uploads,
+                    None => &self.stats.swept_uploads,
+                };
+                counter.fetch_add(1, Ordering::Relaxed);
             }
             if (expired.len() as u64) < BATCH {
                 break;
@@ -94,6 +110,7 @@ impl Sweeper {
                 {
                     self.store.delete(&key).await?;
                     report.orphaned_objects += 1;
+                    self.stats.swept_orphans.fetch_add(1, Ordering::Relaxed);
                 }
                 self.metadata.end_objects(&[object_key]).await?;
             }
