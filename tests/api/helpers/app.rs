@@ -211,6 +211,15 @@ impl TestApp {
         }
     }
 
+    /// Kills API node `index` (of `nodes`) with SIGKILL, as a crash would (distributed only); the proxy
+    /// keeps sending it requests, so address the other node directly.
+    pub fn kill_node(&mut self, index: usize) {
+        assert!(!self.is_embedded(), "only the distributed deployment runs nodes as processes");
+        let node = &mut self.processes[index];
+        node.kill().expect("SIGKILL the node");
+        node.wait().expect("the node exits");
+    }
+
     /// Sends SIGTERM to the worker process and waits for it to exit (at most 60 s; distributed only).
     /// Returns its exit status and how long it took.
     pub fn terminate_worker(&mut self) -> (std::process::ExitStatus, Duration) {
