@@ -12,6 +12,9 @@
 #    GET /files, a 200 with the listing; the screenshot is kept at <target>/clients/swagger-ui.png.
 # 5. Runs the gallery page of docs/api.md ("Image facts") as written and checks it in the same browser:
 #    boxes and placeholders before the pictures arrive, the pictures after (<target>/clients/gallery.png).
+# 6. Resumable uploads with real TUS clients: the tus-js-client snippet of docs/api.md run as written with
+#    node, and Uppy (@uppy/tus) in the same browser on a page of another origin, which the server is
+#    started to allow (SHUTTERBOX_CORS_ORIGINS), with progress events (clients/typescript/src/resumable.ts).
 #
 # The Python tools are pinned in a virtualenv under <target>/clients/venv, the npm packages by
 # clients/typescript/package-lock.json (`npm ci`). Installs Debian's chromium when missing (set
@@ -76,7 +79,9 @@ cargo test --workspace --locked --no-run
 bin=$target/debug/shutterbox
 
 trap stop_shutterbox EXIT
-SHUTTERBOX_RATE_LIMIT=100000/60s start_shutterbox "$bin" "$out"
+# The Uppy page of step 6 is served from this port: another origin, which the server must allow.
+page_port=$(free_port)
+SHUTTERBOX_CORS_ORIGINS=http://127.0.0.1:$page_port SHUTTERBOX_RATE_LIMIT=100000/60s start_shutterbox "$bin" "$out"
 url=$server_url
 key=$server_key
 
@@ -90,4 +95,6 @@ echo "== Swagger UI in headless Chromium"
 CHROMIUM=$chromium node clients/typescript/dist/swagger-ui.js "$url" "$key" "$out/swagger-ui.png"
 echo "== The gallery page of docs/api.md in headless Chromium"
 CHROMIUM=$chromium node clients/typescript/dist/gallery.js "$url" "$key" docs/api.md "$(free_port)" "$out/gallery.png"
+echo "== Resumable uploads: the tus-js-client snippet of docs/api.md, and Uppy in headless Chromium"
+CHROMIUM=$chromium node clients/typescript/dist/resumable.js "$url" "$key" docs/api.md "$page_port"
 echo "== clients passed (generated code, logs and the screenshot in $out)"
