@@ -99,6 +99,7 @@ impl Application {
             base_url,
             max_upload_bytes: config.max_upload_bytes,
             upload_expiry_secs: config.upload_expiry_secs,
+            raw_redirect: config.raw_redirect,
             cors_origins: config.cors_origins.iter().map(|o| o.trim().to_owned()).filter(|o| !o.is_empty()).collect(),
             cache_max_age_secs: config.cache_max_age_secs,
             cache_control: HeaderValue::try_from(format!("public, max-age={}", config.cache_max_age_secs))

@@ -219,6 +219,12 @@ pub struct Config {
     #[arg(long, env = "SHUTTERBOX_UPLOAD_EXPIRY_SECS", default_value_t = 3600)]
     pub upload_expiry_secs: u64,
 
+    /// Answer `/v1/raw/` with a redirect (307) to a presigned GET of the object in S3, so the bytes flow from
+    /// S3 to the client without passing through this service: for a bucket clients can reach. No effect in
+    /// the embedded deployment.
+    #[arg(long, env = "SHUTTERBOX_RAW_REDIRECT")]
+    pub raw_redirect: bool,
+
     /// Origins (`https://app.example.com`, comma-separated) whose pages may use the resumable-upload
     /// endpoints from a browser (CORS). Unset: none.
     #[arg(long, env = "SHUTTERBOX_CORS_ORIGINS", value_delimiter = ',')]
@@ -293,6 +299,7 @@ impl Config {
             max_upload_bytes: 5 * 1024 * 1024 * 1024,
             upload_expiry_secs: 3600,
             cors_origins: Vec::new(),
+            raw_redirect: false,
             cache_max_age_secs: 86400,
             cache_bytes: 256 * 1024 * 1024,
             limits: RenderLimits::default(),

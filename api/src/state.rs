@@ -37,6 +37,8 @@ pub struct Settings {
     pub raw_base_url: String,
     pub max_upload_bytes: u64,
     pub upload_expiry_secs: u64,
+    /// `/v1/raw/` answers with a redirect to the store's own presigned GET where it has one (S3).
+    pub raw_redirect: bool,
     /// Origins whose pages may call the resumable-upload endpoints (CORS); empty: none.
     pub cors_origins: Vec<String>,
     pub cache_max_age_secs: u64,

@@ -50,6 +50,19 @@ pub trait ObjectStore: Send + Sync + 'static {
     /// `expires_in` has passed, refusing more than `max_size` bytes where the backend can enforce it.
     async fn presign_put(&self, key: &ObjectKey, max_size: u64, expires_in: Duration) -> Result<String, StoreError>;
 
+    /// An address where a client reads the object itself until `expires_in` has passed, answered with
+    /// `content_type` and, when `attachment`, as a download (S3: a presigned GET); `None` for a store
+    /// clients cannot reach (the local store, whose objects this service serves).
+    async fn presign_get(
+        &self,
+        _key: &ObjectKey,
+        _expires_in: Duration,
+        _content_type: &str,
+        _attachment: bool,
+    ) -> Result<Option<String>, StoreError> {
+        Ok(None)
+    }
+
     /// The object's size, or `None` when it does not exist.
     async fn stat(&self, key: &ObjectKey) -> Result<Option<ObjectInfo>, StoreError>;
 

@@ -29,9 +29,8 @@ use futures_util::{StreamExt, TryStreamExt};
 use rand::RngCore;
 use tokio::{
     fs,
-    io::{AsyncReadExt, AsyncSeekExt, AsyncWriteExt},
+    io::{AsyncSeekExt, AsyncWriteExt},
 };
-use tokio_util::io::ReaderStream;
 
 use crate::{
     AppendError, Appended, Assembly, ByteRange, ByteStream, ObjectInfo, ObjectKey, ObjectStore, Piece, StoreError,
@@ -172,21 +171,29 @@ impl ObjectStore for LocalStore {
         }
     }
 
+    /// Large objects are streamed from a mapping of the file, in slices the server writes to the socket as
+    /// they are, so no byte passes through a buffer of ours: the copy from the page cache into the socket
+    /// is the only one, as with sendfile (BENCHMARKS.md, "Raw downloads"). Small ones are read.
     async fn read(&self, key: &ObjectKey, range: Option<ByteRange>) -> Result<Option<ByteStream>, StoreError> {
-        let mut file = match fs::File::open(self.path_of(key)).await {
-            Ok(file) => file,
+        let path = self.path_of(key);
+        let bytes = match tokio::task::spawn_blocking(move || streamed_object(&path)).await.map_err(io::Error::other)? {
+            Ok(bytes) => bytes,
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(e.into()),
         };
-        let Some(range) = range else {
-            return Ok(Some(ReaderStream::with_capacity(file, 64 * 1024).boxed()));
+        let len = bytes.len() as u64;
+        let (start, end) = match range {
+            None => (0, len),
+            Some(ByteRange { start, len: part }) => {
+                let start = start.min(len);
+                (start, part.map_or(len, |part| start.saturating_add(part).min(len)))
+            }
         };
-        file.seek(SeekFrom::Start(range.start)).await?;
-        let stream = match range.len {
-            Some(len) => ReaderStream::with_capacity(file.take(len), 64 * 1024).boxed(),
-            None => ReaderStream::with_capacity(file, 64 * 1024).boxed(),
-        };
-        Ok(Some(stream))
+        // usize::try_from cannot fail for offsets within a mapping.
+        let (start, end) = (usize::try_from(start).unwrap_or(0), usize::try_from(end).unwrap_or(0));
+        let chunks =
+            (start..end).step_by(STREAM_CHUNK).map(move |at| Ok(bytes.slice(at..(at + STREAM_CHUNK).min(end))));
+        Ok(Some(futures_util::stream::iter(chunks).boxed()))
     }
 
     async fn put(&self, key: &ObjectKey, bytes: Bytes, _content_type: &str) -> Result<(), StoreError> {
@@ -379,6 +386,26 @@ fn remove_object(path: &Path, objects: &Path) -> io::Result<()> {
 /// (BENCHMARKS.md, "Serving a cold render"). Smaller objects (stored variants, mostly) are read: for them a
 /// mapping's set-up and tear-down cost more than the copy.
 const MAP_AT_LEAST: u64 = 1 << 20;
+
+/// The slices a streamed object is written in: large enough that the server writes few of them, each one
+/// vectored write of pages straight from the mapping.
+const STREAM_CHUNK: usize = 4 << 20;
+
+/// An object's bytes for streaming: mapped without reading it all first (the kernel reads ahead, told the
+/// mapping is read in order), or read when small.
+fn streamed_object(path: &Path) -> io::Result<Bytes> {
+    let mut file = std::fs::File::open(path)?;
+    let len = file.metadata()?.len();
+    if len >= MAP_AT_LEAST {
+        // SAFETY: the file is an object in place, never written or truncated again (module documentation).
+        let map = unsafe { memmap2::MmapOptions::new().map(&file)? };
+        let _ = map.advise(memmap2::Advice::Sequential);
+        return Ok(Bytes::from_owner(map));
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
+    std::io::Read::read_to_end(&mut file, &mut bytes)?;
+    Ok(Bytes::from(bytes))
+}
 
 /// An object's bytes, mapped or read (`MAP_AT_LEAST`). A mapping is populated here, on the blocking pool,
 /// so a decoder never stalls a render thread on the disk.

@@ -20,6 +20,7 @@ use minio::s3::{
     error::{Error as S3Error, S3ServerError},
     http::BaseUrl,
     minio_error_response::MinioErrorCode,
+    multimap_ext::{Multimap, MultimapExt},
     response_traits::HasEtagFromHeaders,
     segmented_bytes::SegmentedBytes,
     types::{BucketName, ETag, PartInfo, Region, S3Api},
@@ -300,6 +301,33 @@ impl ObjectStore for S3Store {
                 .await
         };
         Ok(presigned.await.map_err(|e| self.unavailable(&e))?.url)
+    }
+
+    /// A SigV4 query-signed `GET` URL, with the type and disposition S3 is to answer with (the ones this
+    /// service would send: the sniffed type, not whatever the uploader's PUT declared).
+    async fn presign_get(
+        &self,
+        key: &ObjectKey,
+        expires_in: Duration,
+        content_type: &str,
+        attachment: bool,
+    ) -> Result<Option<String>, StoreError> {
+        let seconds = expires_in.as_secs().clamp(1, MAX_PRESIGN_SECONDS) as u32;
+        let mut query = Multimap::new();
+        query.add("response-content-type", content_type);
+        if attachment {
+            query.add("response-content-disposition", "attachment");
+        }
+        let presigned = async {
+            self.presigner
+                .get_presigned_object_url(&self.bucket, key.as_str(), Method::GET)?
+                .extra_query_params(query)
+                .expiry_seconds(seconds)
+                .build()
+                .send()
+                .await
+        };
+        Ok(Some(presigned.await.map_err(|e| self.unavailable(&e))?.url))
     }
 
     async fn stat(&self, key: &ObjectKey) -> Result<Option<ObjectInfo>, StoreError> {

@@ -203,6 +203,62 @@ async fn raw_urls_serve_byte_ranges() {
     }
 }
 
+/// A large original (streamed from a mapping in 4 MiB slices when local): whole, and ranges on, across and
+/// at the ends of the slices, byte for byte.
+#[tokio::test]
+async fn large_raw_files_stream_whole_and_in_ranges() {
+    let app = TestApp::spawn().await;
+    let size = (9 << 20) + 123;
+    let bytes: Vec<u8> = (0..size).map(|i: usize| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
+    let file = app.upload("large.bin", "application/octet-stream", &bytes).await;
+    let url = url_of(&file, "rawUrl");
+    let whole = app.client.get(url).send().await.unwrap();
+    assert_eq!(header_of(&whole, "content-length"), Some(size.to_string().as_str()));
+    assert!(whole.bytes().await.unwrap() == bytes, "the whole file");
+    let slice = 4 << 20;
+    for (first, last) in [(0, 0), (slice - 10, slice + 10), (slice, 2 * slice), (1, size - 2), (size - 1, size - 1)] {
+        let range = format!("bytes={first}-{last}");
+        let response = app.client.get(url).header("Range", &range).send().await.unwrap();
+        assert_eq!(response.status(), StatusCode::PARTIAL_CONTENT, "{range}");
+        assert!(response.bytes().await.unwrap() == bytes[first..=last], "{range}");
+    }
+}
+
+/// `SHUTTERBOX_RAW_REDIRECT`: in the distributed deployment a raw URL answers 307 to a presigned GET of the
+/// object in S3, which answers with the sniffed type (and as a download where ours would); a client that
+/// has the file (its ETag) still gets a 304. Embedded, the setting changes nothing.
+#[tokio::test]
+async fn raw_urls_redirect_to_the_bucket_when_asked() {
+    let app = TestApp::spawn_with(|c| c.raw_redirect = true).await;
+    let file = cat(&app).await;
+    let html = app.upload("page.png", "image/png", b"<html><script>alert(1)</script></html>").await;
+    let client = reqwest::Client::builder().no_proxy().redirect(reqwest::redirect::Policy::none()).build().unwrap();
+    for (file, bytes, content_type, attachment) in
+        [(&file, PNG, "image/png", false), (&html, &b"<html><script>alert(1)</script></html>"[..], "text/html", true)]
+    {
+        let response = client.get(url_of(file, "rawUrl")).send().await.unwrap();
+        let followed = if app.is_embedded() {
+            assert_eq!(response.status(), StatusCode::OK);
+            response
+        } else {
+            assert_eq!(response.status(), StatusCode::TEMPORARY_REDIRECT);
+            let location = header_of(&response, "location").unwrap().to_owned();
+            assert!(location.contains("X-Amz-Signature="), "{location}");
+            client.get(&location).send().await.unwrap()
+        };
+        assert_eq!(followed.status(), StatusCode::OK);
+        assert!(header_of(&followed, "content-type").unwrap().starts_with(content_type));
+        assert_eq!(
+            header_of(&followed, "content-disposition").is_some_and(|d| d.starts_with("attachment")),
+            attachment
+        );
+        assert_eq!(followed.bytes().await.unwrap(), bytes);
+    }
+    let etag = format!("\"{}\"", file["id"].as_str().unwrap());
+    let cached = client.get(url_of(&file, "rawUrl")).header("If-None-Match", etag).send().await.unwrap();
+    assert_eq!(cached.status(), StatusCode::NOT_MODIFIED);
+}
+
 #[tokio::test]
 async fn unsatisfiable_ranges_are_416() {
     let app = TestApp::spawn().await;

@@ -159,8 +159,31 @@ pub async fn deliver_raw(req: &Request, state: Data<&Arc<AppState>>) -> Result<R
     if located.extension_format.is_some() {
         return Err(not_found());
     }
-    original(req, &state, &located.file).await
+    let file = &located.file;
+    if state.settings.raw_redirect
+        && !etag_matches(req, &etag_of(file))
+        && let Some(url) = state
+            .store
+            .presign_get(
+                &file.object_key,
+                RAW_REDIRECT_VALIDITY,
+                file.raw_type.as_str(),
+                !file.raw_type.displays_inline(),
+            )
+            .await?
+    {
+        // The redirect may be kept a while, well within the presigned URL's validity.
+        return Ok(Response::builder()
+            .status(StatusCode::TEMPORARY_REDIRECT)
+            .header(header::LOCATION, url)
+            .header(header::CACHE_CONTROL, "private, max-age=300")
+            .finish());
+    }
+    original(req, &state, file).await
 }
+
+/// How long the presigned GET a raw URL redirects to stays valid (`SHUTTERBOX_RAW_REDIRECT`).
+const RAW_REDIRECT_VALIDITY: std::time::Duration = std::time::Duration::from_secs(3600);
 
 /// The stored path a request names, decoded.
 fn request_path(req: &Request, prefix: &str) -> Result<String, ApiError> {

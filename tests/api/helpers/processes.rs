@@ -69,6 +69,7 @@ pub(super) fn service_env(config: &Config) -> Vec<(&'static str, String)> {
         ("SHUTTERBOX_MAX_UPLOAD_BYTES", config.max_upload_bytes.to_string()),
         ("SHUTTERBOX_UPLOAD_EXPIRY_SECS", config.upload_expiry_secs.to_string()),
         ("SHUTTERBOX_CORS_ORIGINS", config.cors_origins.join(",")),
+        ("SHUTTERBOX_RAW_REDIRECT", config.raw_redirect.to_string()),
         ("SHUTTERBOX_CACHE_MAX_AGE", config.cache_max_age_secs.to_string()),
         ("SHUTTERBOX_CACHE_BYTES", config.cache_bytes.to_string()),
         ("SHUTTERBOX_MAX_SOURCE_PIXELS", config.limits.max_source_pixels.to_string()),
