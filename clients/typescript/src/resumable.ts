@@ -4,13 +4,13 @@
 //
 // 1. The tus-js-client snippet of docs/api.md (the `tus-upload.mjs` block), run as written with node on a
 //    12 MiB file: it prints the file's id, and the file's raw bytes are the file's.
-// 2. Uppy (the `uppy` bundle, with @uppy/tus) in headless Chromium, on a page served here on <page port>,
-//    another origin than the service's (which must list it in SHUTTERBOX_CORS_ORIGINS): uploads 3 MiB in
-//    1 MiB chunks with progress events; the upload's HEAD names the file, whose bytes are the page's.
+// 2. The Uppy site of docs/api.md (the `uppy-page.mjs` block: a page with the `uppy` bundle, whose Tus
+//    plugin is @uppy/tus, and a /presign route holding the key), run as written on <page port>, another
+//    origin than the service's (which must list it in SHUTTERBOX_CORS_ORIGINS); its page in headless
+//    Chromium picks a 12 MiB file, which goes up through its presigned resumable URL with progress events.
 
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -69,71 +69,56 @@ async function snippet(service: string, key: string, docs: string): Promise<void
   console.log(`resumable: the tus-js-client snippet uploaded 12 MiB as file ${id}`);
 }
 
-const PAGE = `<!doctype html>
-<meta charset="utf-8">
-<title>Uppy against Shutterbox</title>
-<script type="module">
-import { Uppy, Tus } from "/uppy.min.mjs";
-const params = new URLSearchParams(location.search);
-const bytes = new Uint8Array(3 * 1024 * 1024);
-for (let i = 0; i < bytes.length; i++) bytes[i] = (Math.imul(i, 2654435761) >>> 13) & 255;
-const progress = [];
-const uppy = new Uppy({ autoProceed: false }).use(Tus, {
-  endpoint: params.get("endpoint"),
-  headers: { Authorization: "ApiKey " + params.get("key") },
-  chunkSize: 1024 * 1024,
-  retryDelays: [0, 1000],
-});
-uppy.on("upload-progress", (_file, p) => progress.push(p.bytesUploaded));
-uppy.addFile({ name: "uppy.bin", type: "application/octet-stream", data: new Blob([bytes]) });
-uppy.upload().then(
-  (result) => { window.report = { successful: result.successful.length, failed: result.failed.length, uploadURL: result.successful[0]?.uploadURL ?? null, progress }; },
-  (error) => { window.report = { error: String(error) }; },
-);
-</script>`;
-
-type Report = { successful?: number; failed?: number; uploadURL?: string | null; progress?: number[]; error?: string };
-
-async function uppy(service: string, key: string, port: number): Promise<void> {
-  const bundle = readFileSync(join(here, "..", "node_modules", "uppy", "dist", "uppy.min.mjs"));
-  const server = createServer((req, res) => {
-    if (req.url?.startsWith("/uppy.min.mjs")) {
-      res.writeHead(200, { "Content-Type": "text/javascript" }).end(bundle);
-    } else {
-      res.writeHead(200, { "Content-Type": "text/html; charset=utf-8" }).end(PAGE);
-    }
+/** Runs the `uppy-page.mjs` block of docs/api.md (a site with Uppy and a /presign route) on `port`, opens its
+ * page in Chromium and picks a 12 MiB file: the upload goes through the presigned resumable URL, with
+ * progress, and the file is the bytes picked. */
+async function uppy(service: string, key: string, docs: string, port: number): Promise<void> {
+  const block = /```js\n(\/\/ uppy-page\.mjs[\s\S]*?)```/.exec(readFileSync(docs, "utf8"));
+  if (block?.[1] === undefined) fail(`no uppy-page.mjs block in ${docs}`);
+  const script = join(here, "uppy-page.mjs");
+  writeFileSync(script, block[1]);
+  const site = spawn("node", [script], {
+    env: { ...process.env, SHUTTERBOX_URL: service, SHUTTERBOX_API_KEY: key, PORT: String(port) },
+    stdio: ["ignore", "inherit", "inherit"],
   });
-  await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] });
   try {
     const page = await browser.newPage();
     const errors: string[] = [];
+    const progress: number[] = [];
     page.on("pageerror", (error) => errors.push(String(error)));
-    const query = new URLSearchParams({ endpoint: `${service}/v1/uploads/tus`, key });
-    await page.goto(`http://127.0.0.1:${port}/?${query}`);
-    await page.waitForFunction(() => (window as unknown as { report?: unknown }).report !== undefined, null, {
-      timeout: 60_000,
+    page.on("console", (message) => {
+      const percent = /^uploaded (\d+)%$/.exec(message.text())?.[1];
+      if (percent !== undefined) progress.push(Number(percent));
     });
-    const report = (await page.evaluate(() => (window as unknown as { report: unknown }).report)) as Report;
+    for (let i = 0; ; i++) {
+      try {
+        await page.goto(`http://127.0.0.1:${port}/`);
+        break;
+      } catch (error) {
+        if (i === 50) fail(`the uppy-page.mjs site did not answer: ${String(error)}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    }
+    const bytes = content(12 << 20);
+    await page.setInputFiles("#pick", { name: "picked.bin", mimeType: "application/octet-stream", buffer: Buffer.from(bytes) });
+    const done = await page.waitForSelector("#done li", { timeout: 60_000 }).catch(() => null);
     if (errors.length > 0) fail(`the page threw: ${errors.join("; ")}`);
-    if (report.error !== undefined || report.successful !== 1 || report.failed !== 0 || !report.uploadURL) {
-      fail(`Uppy's upload did not succeed: ${JSON.stringify(report)}`);
+    if (done === null) fail(`Uppy did not finish the upload (progress ${JSON.stringify(progress)})`);
+    const uploadUrl = await done.getAttribute("data-upload-url");
+    if (uploadUrl === null || !uploadUrl.includes("?token=")) fail(`the upload did not use a presigned URL: ${uploadUrl}`);
+    if (progress.length < 2 || progress[progress.length - 1] !== 100) {
+      fail(`progress events ${JSON.stringify(progress)}: expected several, ending at 100`);
     }
-    const progress = report.progress ?? [];
-    if (progress.length < 3 || progress[progress.length - 1] !== 3 << 20) {
-      fail(`progress events ${JSON.stringify(progress)}: expected several, ending at ${3 << 20}`);
-    }
-    const head = await fetch(report.uploadURL, {
-      method: "HEAD",
-      headers: { Authorization: `ApiKey ${key}`, "Tus-Resumable": "1.0.0" },
-    });
+    // The token in the URL is the credential: no key.
+    const head = await fetch(uploadUrl, { method: "HEAD", headers: { "Tus-Resumable": "1.0.0" } });
     const id = head.headers.get("Shutterbox-File-Id");
-    if (id === null) fail(`HEAD ${report.uploadURL} names no file (${head.status})`);
-    if (!same(await rawBytes(`${service}/v1`, key, id), content(3 << 20))) fail("Uppy's file is not the page's bytes");
-    console.log(`resumable: Uppy uploaded 3 MiB from Chromium as file ${id} (${progress.length} progress events)`);
+    if (id === null) fail(`HEAD ${uploadUrl} names no file (${head.status})`);
+    if (!same(await rawBytes(`${service}/v1`, key, id), bytes)) fail("Uppy's file is not the bytes picked");
+    console.log(`resumable: Uppy uploaded 12 MiB from Chromium as file ${id} (${progress.length} progress events)`);
   } finally {
     await browser.close();
-    server.close();
+    site.kill();
   }
 }
 
@@ -141,7 +126,7 @@ async function main(): Promise<void> {
   const [service, key, docs, port] = process.argv.slice(2);
   if (!service || !key || !docs || !port) fail("usage: resumable.js <service URL> <key> <docs/api.md> <page port>");
   await snippet(service, key, docs);
-  await uppy(service, key, Number(port));
+  await uppy(service, key, docs, Number(port));
 }
 
 main().catch((error: unknown) => fail(String(error instanceof Error ? error.stack : error)));
