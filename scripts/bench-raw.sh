@@ -41,7 +41,7 @@ for bin in "$@"; do
   auth=(-H "Authorization: ApiKey $server_key" -H 'Content-Type: application/json')
   presign=$(curl -fsS "$server_url/v1/upload/presign" "${auth[@]}" \
     -d '{"filename":"large.bin","mimetype":"application/octet-stream","size":'"$((size_mib << 20))"'}')
-  curl -fsS -X PUT "$(jq -r .uploadUrl <<<"$presign")" --data-binary @"$out/file.bin" >/dev/null
+  curl -fsS -X PUT "$(jq -r .uploadUrl <<<"$presign")" -T "$out/file.bin" >/dev/null
   file=$(curl -fsS "$server_url/v1/upload/confirm" "${auth[@]}" \
     -d '{"pendingUploadId":"'"$(jq -r .pendingUploadId <<<"$presign")"'"}')
   names+=("$bin")
