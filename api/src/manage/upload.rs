@@ -107,8 +107,6 @@ impl UploadApi {
                 body.size, settings.max_upload_bytes
             )));
         }
-        let id = PendingId::mint();
-        let key = ObjectKey::pending(&id);
         let expires_in = settings.upload_expiry_secs;
         if body.resumable == Some(true) {
             // The last byte creates the file, as a confirm would.
@@ -117,6 +115,8 @@ impl UploadApi {
                 resumable::presign(&state, &caller.account_id, upload, body.size, now_ms()).await?;
             return Ok(Json(PendingUploadObject { upload_url, pending_upload_id: pending.into_string(), expires_in }));
         }
+        let id = PendingId::mint();
+        let key = ObjectKey::pending(&id);
         let upload_url = state.store.presign_put(&key, body.size, Duration::from_secs(expires_in)).await?;
         let pending = upload.pending(id.clone(), caller.account_id, body.size, settings, now_ms(), None);
         state.metadata.create_pending(&pending).await?;

@@ -332,16 +332,7 @@ async fn write(
     pending: &PendingUpload,
     offset: u64,
 ) -> Result<Written, ApiError> {
-    let mut holder = [0u8; 16];
-    rand::rng().fill_bytes(&mut holder);
-    let holder = hex::encode(holder);
-    let now = now_ms();
-    if !state.metadata.lock_upload(&pending.id, &holder, now, now + LOCK_MS).await? {
-        return Err(ApiError::new(
-            StatusCode::CONFLICT,
-            "another request is writing to this upload; try again shortly",
-        ));
-    }
+    let holder = take_lock(state, &pending.id).await?;
     let written = write_locked(req, body, state, &pending.id, offset, &holder).await;
     if let Err(e) = state.metadata.unlock_upload(&pending.id, &holder).await {
         tracing::warn!(error = %e, upload = %pending.id, "could not let go of an upload's lock; it runs out by itself");
@@ -426,6 +417,21 @@ async fn write_locked(
     Ok(Written { offset, file, expires_at_ms: Some(expires_at_ms) })
 }
 
+/// Takes upload `id`'s write lock for a holder of its own (returned), or answers 409 while another holds it.
+async fn take_lock(state: &AppState, id: &PendingId) -> Result<String, ApiError> {
+    let mut holder = [0u8; 16];
+    rand::rng().fill_bytes(&mut holder);
+    let holder = hex::encode(holder);
+    let now = now_ms();
+    if !state.metadata.lock_upload(id, &holder, now, now + LOCK_MS).await? {
+        return Err(ApiError::new(
+            StatusCode::CONFLICT,
+            "another request is writing to this upload; try again shortly",
+        ));
+    }
+    Ok(holder)
+}
+
 /// Renews the lock every third of its life; returns only when another request has taken it.
 async fn keep_lock(state: &AppState, id: &PendingId, holder: &str) {
     loop {
@@ -466,13 +472,7 @@ async fn complete(state: &AppState, id: &PendingId, now: i64) -> Result<FileId, 
 
 /// `DELETE`: the upload and what it holds go (a file it made stays: delete that with `DELETE /files/{id}`).
 async fn terminate(state: &AppState, pending: PendingUpload) -> Result<Response, ApiError> {
-    let mut holder = [0u8; 16];
-    rand::rng().fill_bytes(&mut holder);
-    let holder = hex::encode(holder);
-    let now = now_ms();
-    if !state.metadata.lock_upload(&pending.id, &holder, now, now + LOCK_MS).await? {
-        return Err(ApiError::new(StatusCode::CONFLICT, "a request is writing to this upload; try again shortly"));
-    }
+    take_lock(state, &pending.id).await?;
     if pending.file_id.is_none()
         && let Some(resumable) = &pending.resumable
     {
