@@ -70,8 +70,9 @@ SHUTTERBOX_SHARP_NODE_MODULES=$(cd "$sharp_dir/node_modules" && pwd)
 export SHUTTERBOX_SHARP_NODE_MODULES
 
 echo "== tests: unit, backends, end-to-end against the embedded deployment"
-# cluster:: and faults:: always run distributed (they stop and start services); they run below.
-SHUTTERBOX_TEST_DEPLOYMENT=embedded cargo test --workspace --locked "$@" -- --skip cluster:: --skip faults::
+# cluster::, faults:: and migrate_store:: always run distributed (they stop and start services, or copy into
+# them); they run below.
+SHUTTERBOX_TEST_DEPLOYMENT=embedded cargo test --workspace --locked "$@" -- --skip cluster:: --skip faults:: --skip migrate_store::
 
 echo "== tests: end-to-end against the distributed deployment (PostgreSQL + Redis + S3, 2 API nodes + worker)"
 # The end-to-end binary of the build above, run as cargo runs it (from the repo root). Not through

@@ -1,9 +1,11 @@
 //! The `shutterbox` binary: `serve` runs the service, `worker` runs jobs alone (distributed mode), `upload`
 //! uploads files and `warm` warms variants in a batch through the API, `sign` signs delivery URLs, `keys create`
 //! mints API keys, `openapi` prints the API document, `migrate` brings the metadata schema up to date,
-//! `backfill` describes images stored before image facts existed.
+//! `backfill` describes images stored before image facts existed, `migrate-store` copies an embedded
+//! deployment into PostgreSQL and S3.
 
 mod backfill;
+mod migrate_store;
 mod sign;
 mod upload;
 mod warm;
@@ -52,6 +54,10 @@ enum Command {
     /// Read the image facts and placeholders of images uploaded before they existed, with a progress bar;
     /// resumable (a run takes only what is left). `serve` may run meanwhile.
     Backfill(backfill::BackfillArgs),
+    /// Copy an embedded deployment (its data directory, only read) into PostgreSQL and S3: accounts, keys,
+    /// folders, files, originals, pinned variants, uploads in progress. Resumable: a run takes only what
+    /// is missing. Stop `serve` first.
+    MigrateStore(migrate_store::MigrateStoreArgs),
 }
 
 #[derive(Subcommand)]
@@ -154,6 +160,7 @@ async fn run(command: Command) -> Result<(), String> {
             Ok(())
         }
         Command::Backfill(args) => backfill::run(args).await,
+        Command::MigrateStore(args) => migrate_store::run(args).await,
         Command::Migrate(backend) => {
             open_metadata(&backend).await.map_err(|e| e.to_string())?;
             println!("metadata schema is up to date");

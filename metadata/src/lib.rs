@@ -1,6 +1,7 @@
 //! Shutterbox's metadata behind one trait, `MetadataStore`: accounts, API keys, pending uploads, folders and
 //! files. `SqlMetadata` implements it once, over sqlx's Any driver, for both SQLite (the embedded default)
 //! and PostgreSQL (distributed mode); see ARCHITECTURE.md for why one portable implementation was chosen.
+//! `SqlMetadata` also copies a database's records into another (`Table`, `Row`: `shutterbox migrate-store`).
 
 mod records;
 mod sql;
@@ -15,7 +16,10 @@ pub use records::{
     Account, ConfirmOutcome, DeletedFile, FileRecord, KeyRecord, NewFile, PendingUpload, PieceRecord, Resumable,
     VariantRecord, VariantRoom, WarmBatch, WarmItemState, WarmProgress,
 };
-pub use sql::SqlMetadata;
+pub use sql::{
+    SqlMetadata,
+    transfer::{Row, Selection, Table, Value},
+};
 
 #[derive(Debug, thiserror::Error)]
 pub enum MetadataError {

@@ -102,6 +102,13 @@ pub trait ObjectStore: Send + Sync + 'static {
     /// Removes everything an unfinished assembly holds; removing one already gone succeeds.
     async fn abort_assembly(&self, key: &ObjectKey, assembly: &Assembly) -> Result<(), StoreError>;
 
+    /// The `assembly.offset` bytes an unfinished assembly holds, where the store can read them back (the
+    /// local store, whose assembly is one file); `None` where it cannot, or when they are gone. Moving a
+    /// deployment's resumable uploads to another store reads them.
+    async fn read_assembly(&self, _key: &ObjectKey, _assembly: &Assembly) -> Result<Option<ByteStream>, StoreError> {
+        Ok(None)
+    }
+
     /// Succeeds when the store can serve requests (for `/readyz`).
     async fn check(&self) -> Result<(), StoreError>;
 

@@ -16,6 +16,7 @@ mod formats;
 mod health;
 mod helpers;
 mod limits;
+mod migrate_store;
 mod observability;
 mod openapi;
 mod rate_limit;

@@ -5,6 +5,7 @@
 mod accounts;
 mod files;
 mod intents;
+pub(crate) mod transfer;
 mod uploads;
 mod variants;
 mod warm;
