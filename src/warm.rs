@@ -38,7 +38,21 @@ struct BatchStatus {
     done: u64,
     failed: u64,
     complete: bool,
+    /// The first page of the failed items.
+    #[serde(default)]
+    failures: Vec<Failure>,
 }
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Failure {
+    file_id: String,
+    transformation: String,
+    reason: String,
+}
+
+/// Failed items printed at the end; the rest are a page of the batch away.
+const FAILURES_SHOWN: u64 = 20;
 
 /// Runs a batch to its end. `Ok` only when every item was warmed.
 pub async fn run(args: WarmArgs) -> Result<(), String> {
@@ -77,6 +91,18 @@ pub async fn run(args: WarmArgs) -> Result<(), String> {
         started.elapsed().as_secs_f64()
     );
     if status.failed > 0 {
+        // The progress reads asked for the first page of failures, 20 of them (the API's default).
+        for failure in &status.failures {
+            eprintln!("failed: file {} with {}: {}", failure.file_id, failure.transformation, failure.reason);
+        }
+        if status.failed > FAILURES_SHOWN {
+            eprintln!(
+                "… and {} more: GET {}/warm/{}?page=2&pageSize={FAILURES_SHOWN} (and on) lists them",
+                status.failed - FAILURES_SHOWN,
+                client.base(),
+                status.batch_id
+            );
+        }
         Err(summary)
     } else {
         println!("{summary}");

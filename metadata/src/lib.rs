@@ -14,7 +14,7 @@ use shutterbox_model::{
 
 pub use records::{
     Account, ConfirmOutcome, DeletedFile, FileRecord, KeyRecord, NewFile, PendingUpload, PieceRecord, Resumable,
-    VariantRecord, VariantRoom, WarmBatch, WarmItemState, WarmProgress,
+    VariantRecord, VariantRoom, WarmBatch, WarmFailure, WarmItemState, WarmProgress,
 };
 pub use sql::{
     SqlMetadata,
@@ -176,7 +176,18 @@ pub trait MetadataStore: Send + Sync + 'static {
     async fn create_warm_batch(&self, batch: &WarmBatch) -> Result<()>;
 
     /// Marks a queued item done or failed; `false` when it had finished already (a repeated delivery).
-    async fn finish_warm_item(&self, batch_id: &BatchId, item: u32, state: WarmItemState, now_ms: i64) -> Result<bool>;
+    async fn finish_warm_item(&self, batch_id: &BatchId, item: u32, state: &WarmItemState, now_ms: i64)
+    -> Result<bool>;
+
+    /// The failed items of the account's batch, in item order from `offset`, at most `limit`, with their
+    /// reasons; and how many failed in all (none for another account's batch).
+    async fn warm_failures(
+        &self,
+        account_id: &AccountId,
+        batch_id: &BatchId,
+        offset: u64,
+        limit: u64,
+    ) -> Result<(Vec<WarmFailure>, u64)>;
 
     /// A batch of the account and its progress; `None` for an unknown batch or another account's.
     async fn warm_progress(&self, account_id: &AccountId, batch_id: &BatchId) -> Result<Option<WarmProgress>>;

@@ -180,19 +180,38 @@ pub struct WarmBatch {
 }
 
 /// How a warming item ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum WarmItemState {
     Done,
-    Failed,
+    /// Why, in words for the batch's reader.
+    Failed {
+        reason: String,
+    },
 }
 
 impl WarmItemState {
-    pub fn as_str(self) -> &'static str {
+    pub fn as_str(&self) -> &'static str {
         match self {
             Self::Done => "done",
-            Self::Failed => "failed",
+            Self::Failed { .. } => "failed",
         }
     }
+
+    pub fn reason(&self) -> Option<&str> {
+        match self {
+            Self::Done => None,
+            Self::Failed { reason } => Some(reason),
+        }
+    }
+}
+
+/// A warming item that failed: which file, which transformation (its query as given), and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WarmFailure {
+    pub item: u32,
+    pub file_id: FileId,
+    pub query: String,
+    pub reason: String,
 }
 
 /// A batch's progress: items finished well, items failed, out of the total.

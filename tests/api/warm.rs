@@ -38,7 +38,12 @@ async fn a_batch_renders_every_image_of_the_account_ahead_of_requests() {
     assert_eq!(created["total"], 4, "2 images × 2 transformations: {created}");
     let batch_id = created["batchId"].as_str().unwrap();
     let done = wait_complete(&app, batch_id).await;
-    assert_eq!(done, json!({"batchId": batch_id, "total": 4, "done": 4, "failed": 0, "pending": 0, "complete": true}));
+    let no_failures = json!({"page": 1, "pageSize": 20, "totalCount": 0, "totalPages": 0});
+    assert_eq!(
+        done,
+        json!({"batchId": batch_id, "total": 4, "done": 4, "failed": 0, "pending": 0, "complete": true,
+               "failures": [], "failuresPagination": no_failures})
+    );
 
     // Every warmed variant is served from the store: no request renders.
     let renders = app.metric("shutterbox_renders_total").await;
@@ -64,8 +69,35 @@ async fn chosen_files_and_failures_are_counted() {
     assert_eq!(response.status(), StatusCode::ACCEPTED);
     let created: Value = response.json().await.unwrap();
     assert_eq!(created["total"], 2, "a file named twice is warmed once");
-    let done = wait_complete(&app, created["batchId"].as_str().unwrap()).await;
+    let batch_id = created["batchId"].as_str().unwrap();
+    let done = wait_complete(&app, batch_id).await;
     assert_eq!((done["done"].as_u64(), done["failed"].as_u64()), (Some(1), Some(1)), "{done}");
+    let failure = &done["failures"][0];
+    assert_eq!((&failure["fileId"], &failure["transformation"]), (&json!(id), &json!("crop=0,0,900,900")), "{done}");
+    let reason = failure["reason"].as_str().unwrap();
+    assert!(reason.contains("crop"), "the reason is the render's error: {reason}");
+    assert_eq!(done["failuresPagination"], json!({"page": 1, "pageSize": 20, "totalCount": 1, "totalPages": 1}));
+
+    // Failures a page at a time, in the batch's order.
+    let crops: Vec<String> = (0..5).map(|i| format!("crop=0,0,{},900", 900 + i)).collect();
+    let created: Value =
+        create(&app, &app.key, json!({"fileIds": [id], "transformations": crops})).await.json().await.unwrap();
+    let batch = format!("/warm/{}", created["batchId"].as_str().unwrap());
+    wait_complete(&app, created["batchId"].as_str().unwrap()).await;
+    let page = |query: &'static str| {
+        let (app, batch) = (&app, &batch);
+        async move { app.authed(Method::GET, &format!("{batch}{query}"), &app.key).send().await.unwrap() }
+    };
+    let second: Value = page("?page=2&pageSize=2").await.json().await.unwrap();
+    let named: Vec<&str> =
+        second["failures"].as_array().unwrap().iter().map(|f| f["transformation"].as_str().unwrap()).collect();
+    assert_eq!(named, [crops[2].as_str(), crops[3].as_str()], "{second}");
+    assert_eq!(second["failuresPagination"], json!({"page": 2, "pageSize": 2, "totalCount": 5, "totalPages": 3}));
+    let past: Value = page("?page=9").await.json().await.unwrap();
+    assert_eq!((past["failures"].as_array().map(Vec::len), &past["failed"]), (Some(0), &json!(5)));
+    for bad in ["?pageSize=0", "?pageSize=101", "?page=0", "?page=x"] {
+        assert_error(page(bad).await, StatusCode::BAD_REQUEST).await;
+    }
 }
 
 #[tokio::test]
@@ -129,6 +161,17 @@ async fn the_warm_command_follows_a_batch_and_fails_when_an_item_fails() {
     let (ok, stdout, stderr) = warm_command(&app, &["-t", "crop=0,0,900,900"]).await;
     assert!(!ok, "a failed item fails the command: {stdout}");
     assert!(stderr.contains("1 failed"), "{stderr}");
+    assert!(stderr.contains(&format!("failed: file {id} with crop=0,0,900,900: ")), "each failure is named: {stderr}");
+
+    // The first 20 failures are printed, and where to read the rest.
+    let crops: Vec<String> = (0..22).map(|i| format!("crop=0,0,{},900", 900 + i)).collect();
+    let args: Vec<&str> = crops.iter().flat_map(|crop| ["-t", crop.as_str()]).collect();
+    let (ok, _, stderr) = warm_command(&app, &args).await;
+    assert!(!ok);
+    assert_eq!(stderr.matches("failed: file ").count(), 20, "{stderr}");
+    assert!(stderr.contains(&format!("failed: file {id} with crop=0,0,919,900: ")), "{stderr}");
+    assert!(!stderr.contains("crop=0,0,920,900:"), "{stderr}");
+    assert!(stderr.contains("… and 2 more: GET ") && stderr.contains("?page=2&pageSize=20"), "{stderr}");
 
     let (ok, _, stderr) = warm_command(&app, &["-t", "w=0"]).await;
     assert!(!ok);

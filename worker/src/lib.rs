@@ -139,8 +139,12 @@ impl Worker {
                 self.stats.retried.fetch_add(1, Ordering::Relaxed);
                 tracing::warn!(error = %e, job = ?delivery.payload, attempt = delivery.attempt, "job failed; will retry");
                 let delay = backoff(delivery.attempt, self.retry_base);
+                let attempts = delivery.attempt;
                 match self.queue.retry(delivery, delay).await {
-                    Ok(RetryOutcome::DeadLettered) => (Ok(()), Some(WarmItemState::Failed)),
+                    Ok(RetryOutcome::DeadLettered) => (
+                        Ok(()),
+                        Some(WarmItemState::Failed { reason: format!("{e} (gave up after {attempts} attempts)") }),
+                    ),
                     Ok(RetryOutcome::Scheduled) => (Ok(()), None),
                     Err(e) => (Err(e), None),
                 }
@@ -148,14 +152,14 @@ impl Worker {
             Err(e) => {
                 self.stats.dropped.fetch_add(1, Ordering::Relaxed);
                 tracing::error!(error = %e, job = ?delivery.payload, "job cannot succeed; dropping it");
-                (self.queue.ack(&delivery).await, Some(WarmItemState::Failed))
+                (self.queue.ack(&delivery).await, Some(WarmItemState::Failed { reason: e.to_string() }))
             }
         };
         if let Err(e) = result {
             tracing::warn!(error = %e, "could not report a job's outcome to the queue");
         }
         if let (Some(item), Some(state)) = (warm, finished)
-            && let Err(e) = self.metadata.finish_warm_item(&item.batch_id, item.item, state, now_ms()).await
+            && let Err(e) = self.metadata.finish_warm_item(&item.batch_id, item.item, &state, now_ms()).await
         {
             tracing::warn!(error = %e, batch = %item.batch_id, item = item.item, "could not record a warming item's outcome");
         }

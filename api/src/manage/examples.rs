@@ -15,7 +15,7 @@ use super::{
     files::{FileEnvelope, FileList, FilePatch, Message, Pagination},
     transform::{OriginalFile, TransformRequest, TransformUrl},
     upload::{ConfirmRequest, ConfirmResponse, PendingUploadObject, PresignRequest},
-    warm::{WarmBatchStatus, WarmRequest},
+    warm::{WarmBatchStatus, WarmItemFailure, WarmRequest},
 };
 use crate::error::ErrorBody;
 
@@ -162,11 +162,23 @@ impl Example for WarmBatchStatus {
     fn example() -> Self {
         Self {
             batch_id: "0193b8a3-0a00-7b2c-8d4e-5f6a7b8c9d0e".into(),
-            total: 2,
+            total: 3,
             done: 1,
-            failed: 0,
+            failed: 1,
             pending: 1,
             complete: false,
+            failures: vec![WarmItemFailure::example()],
+            failures_pagination: Pagination::example(),
+        }
+    }
+}
+
+impl Example for WarmItemFailure {
+    fn example() -> Self {
+        Self {
+            file_id: FILE_ID.into(),
+            transformation: "w=320&crop=2000,0,400,400".into(),
+            reason: "the crop rectangle lies outside the 1200x800 image".into(),
         }
     }
 }

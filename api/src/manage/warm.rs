@@ -8,10 +8,14 @@ use std::{collections::HashSet, sync::Arc};
 
 use futures_util::{StreamExt, stream};
 use poem::web::Data;
-use poem_openapi::{ApiResponse, Object, OpenApi, param::Path, payload::Json};
+use poem_openapi::{
+    ApiResponse, Object, OpenApi,
+    param::{Path, Query},
+    payload::Json,
+};
 use serde::Deserialize;
 use shutterbox_jobs::{Job, WarmItem};
-use shutterbox_metadata::{FileRecord, WarmBatch, WarmItemState, WarmProgress};
+use shutterbox_metadata::{FileRecord, WarmBatch, WarmItemState};
 use shutterbox_model::{BatchId, FileId, FileKind, Operation, clock::now_ms};
 use shutterbox_pipeline::Transform;
 
@@ -20,6 +24,7 @@ use crate::{
     delivery::{DeliveryAccess, Rendition, query_pairs},
     error::ApiError,
     http::{body::JsonBody, table::ApiTags},
+    manage::files::Pagination,
     state::AppState,
 };
 
@@ -46,6 +51,19 @@ pub struct WarmRequest {
     pub transformations: Vec<String>,
 }
 
+/// A failed item of a warming batch.
+#[derive(Debug, Object)]
+#[oai(example, rename_all = "camelCase")]
+pub struct WarmItemFailure {
+    /// The image file.
+    pub file_id: String,
+    /// The transformation, as the batch named it.
+    pub transformation: String,
+    /// Why it was not rendered: the render's error (an undecodable image, a crop outside it, a limit), or
+    /// why it could not be queued.
+    pub reason: String,
+}
+
 /// A warming batch and its progress. `done + failed` reaches `total` when every item has finished.
 #[derive(Debug, Object)]
 #[oai(example, rename_all = "camelCase")]
@@ -61,19 +79,52 @@ pub struct WarmBatchStatus {
     pub pending: u64,
     /// Whether every item has finished.
     pub complete: bool,
+    /// The failed items, in the batch's order (files × transformations), a page at a time (`page` and
+    /// `pageSize` of `GET /warm/{batchId}`; the first 20 otherwise).
+    pub failures: Vec<WarmItemFailure>,
+    /// Where `failures` stands among all the failed items.
+    pub failures_pagination: Pagination,
 }
 
-impl From<WarmProgress> for WarmBatchStatus {
-    fn from(p: WarmProgress) -> Self {
+/// Failed items shown when no page is asked for.
+const FAILURES_PER_PAGE: u64 = 20;
+
+impl WarmBatchStatus {
+    /// The batch's progress and the `page` (from 1) of `page_size` of its failed items.
+    async fn read(
+        state: &AppState,
+        caller: &Caller,
+        batch_id: &BatchId,
+        page: u64,
+        page_size: u64,
+    ) -> Result<Option<Self>, ApiError> {
+        let Some(p) = state.metadata.warm_progress(&caller.account_id, batch_id).await? else { return Ok(None) };
+        let offset = (page - 1).saturating_mul(page_size);
+        let (failures, total_count) =
+            state.metadata.warm_failures(&caller.account_id, batch_id, offset, page_size).await?;
         let finished = p.done + p.failed;
-        Self {
+        Ok(Some(Self {
             batch_id: p.id.into_string(),
             total: p.total,
             done: p.done,
             failed: p.failed,
             pending: p.total.saturating_sub(finished),
             complete: finished >= p.total,
-        }
+            failures: failures
+                .into_iter()
+                .map(|f| WarmItemFailure {
+                    file_id: f.file_id.into_string(),
+                    transformation: f.query,
+                    reason: f.reason,
+                })
+                .collect(),
+            failures_pagination: Pagination {
+                page,
+                page_size,
+                total_count,
+                total_pages: total_count.div_ceil(page_size),
+            },
+        }))
     }
 }
 
@@ -186,7 +237,7 @@ impl WarmApi {
             // Served as stored (no transformation, SVG and BMP sources, format=bmp): nothing to render, the
             // item is done.
             let Ok(Rendition::Variant(spec)) = Rendition::of(file, &p.transform, None) else {
-                state.metadata.finish_warm_item(&batch.id, item, WarmItemState::Done, now_ms()).await?;
+                state.metadata.finish_warm_item(&batch.id, item, &WarmItemState::Done, now_ms()).await?;
                 continue;
             };
             let job = Job::render_variant(&file.id, spec, Some(WarmItem { batch_id: batch.id.clone(), item }));
@@ -202,8 +253,9 @@ impl WarmApi {
             .await;
         // An item not queued can never finish: it counts as failed, so the batch still completes and its
         // reader learns that something went wrong. Nothing queued at all is a 503.
-        for (item, _) in &refused {
-            state.metadata.finish_warm_item(&batch.id, *item, WarmItemState::Failed, now_ms()).await?;
+        for (item, e) in &refused {
+            let failed = WarmItemState::Failed { reason: format!("it could not be queued: {e}") };
+            state.metadata.finish_warm_item(&batch.id, *item, &failed, now_ms()).await?;
         }
         if let Some((_, e)) = refused.first() {
             tracing::warn!(error = %e, batch = %batch.id, refused = refused.len(), "could not queue warming items");
@@ -211,18 +263,17 @@ impl WarmApi {
                 return Err(ApiError::unavailable("the job queue", e));
             }
         }
-        let progress = state
-            .metadata
-            .warm_progress(&caller.account_id, &batch.id)
+        let status = WarmBatchStatus::read(&state, &caller, &batch.id, 1, FAILURES_PER_PAGE)
             .await?
             .ok_or_else(|| ApiError::internal("a warming batch vanished after it was created"))?;
-        Ok(WarmCreated::Accepted(Json(progress.into())))
+        Ok(WarmCreated::Accepted(Json(status)))
     }
 
     /// Read a warming batch's progress
     ///
     /// How many of the batch's items are rendered, failed or still pending; `complete` once none is
-    /// pending. A batch of another account is a 404.
+    /// pending; and the failed items with their reasons, a page at a time. A batch of another account is a
+    /// 404.
     #[oai(path = "/warm/:batchId", method = "get", operation_id = "getWarmBatch")]
     async fn progress(
         &self,
@@ -231,13 +282,18 @@ impl WarmApi {
         /// The batch's id, as returned when it was created.
         #[oai(name = "batchId")]
         batch_id: Path<String>,
+        /// Page of the failed items, from 1.
+        #[oai(validator(minimum(value = "1"), maximum(value = "1000000000")))]
+        page: Query<Option<u64>>,
+        /// Failed items per page, 1 to 100 (default 20).
+        #[oai(name = "pageSize", validator(minimum(value = "1"), maximum(value = "100")))]
+        page_size: Query<Option<u64>>,
     ) -> Result<Json<WarmBatchStatus>, ApiError> {
         caller.require(Operation::Warm)?;
-        let progress = state
-            .metadata
-            .warm_progress(&caller.account_id, &BatchId::new(batch_id.0))
+        let (page, page_size) = (page.0.unwrap_or(1), page_size.0.unwrap_or(FAILURES_PER_PAGE));
+        let status = WarmBatchStatus::read(&state, &caller, &BatchId::new(batch_id.0), page, page_size)
             .await?
             .ok_or_else(|| ApiError::not_found("no warming batch with this id"))?;
-        Ok(Json(progress.into()))
+        Ok(Json(status))
     }
 }

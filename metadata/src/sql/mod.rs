@@ -26,7 +26,7 @@ use sqlx::{
 
 use crate::{
     Account, ConfirmOutcome, DeletedFile, FileRecord, KeyRecord, MetadataError, MetadataStore, NewFile, PendingUpload,
-    PieceRecord, Result, Resumable, VariantRecord, VariantRoom, WarmBatch, WarmItemState, WarmProgress,
+    PieceRecord, Result, Resumable, VariantRecord, VariantRoom, WarmBatch, WarmFailure, WarmItemState, WarmProgress,
 };
 
 /// Migrations are compiled in, so the binary needs no files beside it.
@@ -39,6 +39,7 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
     (6, "focus", include_str!("../../../migrations/0006_focus.sql")),
     (7, "image_facts", include_str!("../../../migrations/0007_image_facts.sql")),
     (8, "resumable_uploads", include_str!("../../../migrations/0008_resumable_uploads.sql")),
+    (9, "warm_failures", include_str!("../../../migrations/0009_warm_failures.sql")),
 ];
 
 /// Warming items inserted per statement (3 parameters each, well under SQLite's 32,766).
@@ -403,8 +404,24 @@ impl MetadataStore for SqlMetadata {
         warm::create_warm_batch(self, batch).await
     }
 
-    async fn finish_warm_item(&self, batch_id: &BatchId, item: u32, state: WarmItemState, now_ms: i64) -> Result<bool> {
+    async fn finish_warm_item(
+        &self,
+        batch_id: &BatchId,
+        item: u32,
+        state: &WarmItemState,
+        now_ms: i64,
+    ) -> Result<bool> {
         warm::finish_warm_item(self, batch_id.as_str(), item, state, now_ms).await
+    }
+
+    async fn warm_failures(
+        &self,
+        account_id: &AccountId,
+        batch_id: &BatchId,
+        offset: u64,
+        limit: u64,
+    ) -> Result<(Vec<WarmFailure>, u64)> {
+        warm::warm_failures(self, account_id.as_str(), batch_id.as_str(), offset, limit).await
     }
 
     async fn warm_progress(&self, account_id: &AccountId, batch_id: &BatchId) -> Result<Option<WarmProgress>> {

@@ -171,6 +171,7 @@ impl Table {
                     ("query", Text),
                     ("state", Text),
                     ("finished_at", Int),
+                    ("reason", Text),
                 ],
                 order: &["batch_id", "item"],
                 key_len: 2,

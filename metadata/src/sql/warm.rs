@@ -5,7 +5,7 @@ use sqlx::Row;
 use super::{SqlMetadata, WARM_ROWS_PER_INSERT, as_i64, count, findable, text};
 use shutterbox_model::{BatchId, FileId};
 
-use crate::{Result, WarmBatch, WarmItemState, WarmProgress};
+use crate::{MetadataError, Result, WarmBatch, WarmFailure, WarmItemState, WarmProgress};
 pub(super) async fn create_warm_batch(db: &SqlMetadata, batch: &WarmBatch) -> Result<()> {
     let mut tx = db.pool.begin().await?;
     sqlx::query("INSERT INTO warm_batches (id, account_id, total, created_at) VALUES ($1, $2, $3, $4)")
@@ -36,16 +36,18 @@ pub(super) async fn finish_warm_item(
     db: &SqlMetadata,
     batch_id: &str,
     item: u32,
-    state: WarmItemState,
+    state: &WarmItemState,
     now_ms: i64,
 ) -> Result<bool> {
     let changed = sqlx::query(
-        "UPDATE warm_items SET state = $1, finished_at = $2 WHERE batch_id = $3 AND item = $4 AND state = 'queued'",
+        "UPDATE warm_items SET state = $1, finished_at = $2, reason = $5 \
+         WHERE batch_id = $3 AND item = $4 AND state = 'queued'",
     )
     .bind(state.as_str())
     .bind(now_ms)
     .bind(batch_id)
     .bind(i64::from(item))
+    .bind(state.reason().map(|reason| reason.replace('\0', "")))
     .execute(&db.pool)
     .await?
     .rows_affected();
@@ -82,4 +84,47 @@ pub(super) async fn warm_progress(db: &SqlMetadata, account_id: &str, batch_id: 
         }
     }
     Ok(Some(progress))
+}
+
+pub(super) async fn warm_failures(
+    db: &SqlMetadata,
+    account_id: &str,
+    batch_id: &str,
+    offset: u64,
+    limit: u64,
+) -> Result<(Vec<WarmFailure>, u64)> {
+    if !findable(batch_id) {
+        return Ok((Vec::new(), 0));
+    }
+    const OF_THE_BATCH: &str = "FROM warm_items WHERE batch_id = $1 AND state = 'failed' \
+         AND EXISTS (SELECT 1 FROM warm_batches WHERE id = $1 AND account_id = $2)";
+    let total = sqlx::query(sqlx::AssertSqlSafe(format!("SELECT COUNT(*) AS n {OF_THE_BATCH}")))
+        .bind(batch_id)
+        .bind(account_id)
+        .fetch_one(&db.pool)
+        .await?;
+    let rows = sqlx::query(sqlx::AssertSqlSafe(format!(
+        "SELECT item, file_id, query, reason {OF_THE_BATCH} ORDER BY item LIMIT $3 OFFSET $4"
+    )))
+    .bind(batch_id)
+    .bind(account_id)
+    .bind(as_i64(limit))
+    .bind(as_i64(offset))
+    .fetch_all(&db.pool)
+    .await?;
+    let failures = rows
+        .iter()
+        .map(|row| {
+            let item: i64 = row.try_get("item")?;
+            Ok(WarmFailure {
+                item: u32::try_from(item).map_err(|_| MetadataError::Corrupt(format!("warming item {item}")))?,
+                file_id: FileId::new(text(row, "file_id")?),
+                query: text(row, "query")?,
+                reason: row
+                    .try_get::<Option<String>, _>("reason")?
+                    .unwrap_or_else(|| "not recorded (it failed before reasons were kept)".into()),
+            })
+        })
+        .collect::<Result<_>>()?;
+    Ok((failures, count(&total, "n")?))
 }
