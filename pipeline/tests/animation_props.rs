@@ -15,6 +15,8 @@ use shutterbox_pipeline::{
     samples::{AnimationKind, AnimationSpec, FrameSpec, Seeded, animation_request, check_animation},
 };
 
+use crate::common;
+
 fn frame_spec() -> impl Strategy<Value = FrameSpec> {
     (
         any::<[u8; 4]>(),
@@ -96,6 +98,7 @@ proptest! {
 /// `anim=false` renders the first frame within it.
 #[test]
 fn the_animation_budget_is_checked_on_the_headers() {
+    let _cores = common::shared_cores();
     let frame = |seed| FrameSpec {
         rect: [0, 0, 255, 255],
         dispose: 1,
@@ -123,6 +126,7 @@ fn the_animation_budget_is_checked_on_the_headers() {
 /// specs and requests hold the same property.
 #[test]
 fn seeded_animations_as_the_fuzz_target_draws_them() {
+    let _cores = common::shared_cores();
     let mut random = Seeded(0x5eed_0a11);
     for i in 0..36 {
         let kind = AnimationKind::ALL[i % 3];

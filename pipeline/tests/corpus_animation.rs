@@ -9,7 +9,7 @@
 // A test fails by panicking: unwrap and expect are how it says so.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use std::{io::Cursor, path::PathBuf};
 
@@ -80,6 +80,7 @@ fn loops_of(bytes: &[u8]) -> u64 {
 
 #[test]
 fn corpus_animations_keep_libvips_frames_and_delays() {
+    let _cores = common::shared_cores();
     let root = corpora();
     let mut files = Vec::new();
     for folder in FOLDERS {
@@ -138,6 +139,7 @@ const GIFS_REFUSED: [(&str, &str); 1] = [(
 /// without a colour table drawn through a grey ramp, a byte that starts no block ending the file.
 #[test]
 fn corpus_gifs_libvips_reads_render_at_its_size() {
+    let _cores = common::shared_cores();
     let root = corpora();
     let mut files = Vec::new();
     for folder in std::fs::read_dir(&root).unwrap() {

@@ -22,7 +22,7 @@
 // A test fails by panicking: unwrap and expect are how it says so.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use std::{
     panic::{AssertUnwindSafe, catch_unwind},
@@ -250,6 +250,7 @@ fn check(root: &Path, expected: &Expected) -> Option<String> {
 
 #[test]
 fn every_corpus_file_renders_as_libvips_reads_it() {
+    let _cores = common::all_cores();
     let root = corpora();
     let table = table();
     assert!(table.len() > 800, "the table covers the corpora");

@@ -10,7 +10,7 @@
 // A test fails by panicking: unwrap and expect are how it says so.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 
@@ -49,6 +49,7 @@ fn rendered(bytes: &[u8], query: &str, format: OutputFormat) -> Rendered {
 
 #[test]
 fn oriented_pictures_show_as_libvips_shows_them() {
+    let _cores = common::shared_cores();
     let root = corpora();
     let mut files = Vec::new();
     for (folder, prefix, suffix) in FILES {

@@ -11,7 +11,7 @@
 // A test fails by panicking: unwrap and expect are how it says so.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 
@@ -76,6 +76,7 @@ fn name(path: &std::path::Path) -> String {
 
 #[test]
 fn facts_are_libvips_facts_over_the_corpora() {
+    let _cores = common::shared_cores();
     let files = corpus_files();
     assert!(files.len() >= 800, "only {} corpus files", files.len());
     // The files libvips reads the headers of but refuses to decode (tests/data/corpora-libvips.tsv, the
@@ -137,6 +138,7 @@ fn facts_are_libvips_facts_over_the_corpora() {
 
 #[test]
 fn placeholders_decode_to_the_pictures_aspect_and_colour() {
+    let _cores = common::shared_cores();
     let corpora = common::corpora();
     let mut photos: Vec<&str> =
         include_str!("data/sharp-gravity.tsv").lines().map(|line| line.split('\t').next().unwrap()).collect();

@@ -6,7 +6,7 @@
 // A test fails by panicking: unwrap and expect are how it says so.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use shutterbox_pipeline::{PipelineError, RenderOptions, Target, Transform, render};
 

@@ -9,7 +9,7 @@
 // A test fails by panicking: unwrap and expect are how it says so.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use shutterbox_pipeline::{Rect, RenderOptions, Transform, crop_window};
 
@@ -25,6 +25,7 @@ fn iou(a: Rect, b: Rect) -> f64 {
 
 #[test]
 fn attention_and_entropy_windows_overlap_libvips_ones() {
+    let _cores = common::shared_cores();
     let corpora = common::corpora();
     let table = include_str!("data/sharp-gravity.tsv");
     let options = RenderOptions::default();

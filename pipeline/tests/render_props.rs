@@ -24,6 +24,8 @@ use shutterbox_pipeline::{
     samples::{Choices, FITS, SampleKind, Seeded, Source, check_render, random_request},
 };
 
+use crate::common;
+
 fn source(kind: SampleKind, width: u32, height: u32, seed: u64) -> Source {
     Source::generate(kind, width, height, seed).unwrap_or_else(|e| panic!("generating the source: {e}"))
 }
@@ -78,6 +80,7 @@ fn width_and_height_sweeps<'a>(
 
 #[test]
 fn every_width_and_height_renders_for_every_jpeg_subsampling() {
+    let _cores = common::shared_cores();
     /// Landscape, portrait and a thin panorama, odd sides. (The 1200×800 photo whose widths failed is
     /// swept over HTTP, `tests/api/transform.rs`, and its windows in `planar`'s unit tests.)
     const SHAPES: [(u32, u32); 3] = [(641, 427), (301, 1001), (1001, 67)];
@@ -94,6 +97,7 @@ fn every_width_and_height_renders_for_every_jpeg_subsampling() {
 
 #[test]
 fn every_width_and_height_of_a_420_jpeg_renders_into_webp() {
+    let _cores = common::shared_cores();
     // The planar path encodes these from YCbCr planes (odd sides leave a half chroma sample at the edge):
     // the sweeps above on smaller odd shapes (the windows' arithmetic is swept on every shape by
     // `planar`'s unit tests), into WebP.
@@ -108,6 +112,7 @@ fn every_width_and_height_of_a_420_jpeg_renders_into_webp() {
 
 #[test]
 fn every_width_and_height_renders_in_every_output_format() {
+    let _cores = common::shared_cores();
     // A 4:2:0 JPEG (shrunk on load into the general path) and an RGBA PNG (alpha into every encoder).
     let sources = [source(SampleKind::Jpeg420, 160, 97, 3), source(SampleKind::PngRgba, 97, 160, 4)];
     let mut cases = Vec::new();
@@ -129,6 +134,7 @@ fn every_width_and_height_renders_in_every_output_format() {
 
 #[test]
 fn seeded_random_requests_on_every_kind_of_upload() {
+    let _cores = common::shared_cores();
     // (width, height, requests per source): the odd and extreme sides, then small random ones. The large
     // sources get few requests each (their decode dominates); the small ones many.
     let sizes: [(u32, u32, usize); 6] =
@@ -167,6 +173,7 @@ fn seeded_random_requests_on_every_kind_of_upload() {
 
 #[test]
 fn the_output_pixel_limit_refuses_exactly_the_outputs_beyond_it() {
+    let _cores = common::shared_cores();
     use shutterbox_pipeline::{PipelineError, RenderOptions, Transform, output_size, render};
     // A 4:2:0 JPEG (planar path for JPEG output), a progressive one and an RGBA PNG (general path).
     let sources = [

@@ -5,7 +5,23 @@ use std::{
     io::Write,
     path::PathBuf,
     process::{Command, Stdio},
+    sync::{RwLock, RwLockReadGuard, RwLockWriteGuard},
 };
+
+/// The machine's cores, held by the tests that keep them busy (each renders on rayon's pool) so that they
+/// run as when each area was a binary of its own: the corpus check, which bounds each file's time, alone;
+/// the others beside each other.
+static CORES: RwLock<()> = RwLock::new(());
+
+/// The cores shared with the other busy tests.
+pub fn shared_cores() -> RwLockReadGuard<'static, ()> {
+    CORES.read().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// The cores to itself: no other busy test runs meanwhile.
+pub fn all_cores() -> RwLockWriteGuard<'static, ()> {
+    CORES.write().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
 
 /// The shared corpora: `SHUTTERBOX_CORPORA`, by default the `shared/corpora` folder beside the repository.
 /// Missing fails the test, naming it.
@@ -18,7 +34,6 @@ pub fn corpora() -> PathBuf {
 
 /// The JSON lines `scripts/<script>` prints for `files`, run by node with sharp from
 /// `SHUTTERBOX_SHARP_NODE_MODULES` (scripts/test.sh installs one; missing fails the test, naming it).
-#[allow(dead_code)] // not every test binary that shares this module asks sharp
 pub fn sharp_lines(script: &str, files: &[PathBuf]) -> Vec<serde_json::Value> {
     node_lines(script, files, &[])
 }
@@ -26,7 +41,6 @@ pub fn sharp_lines(script: &str, files: &[PathBuf]) -> Vec<serde_json::Value> {
 /// The JSON lines `scripts/<script>` prints for `args`, given `input` (JSON lines) on its standard input,
 /// run by node with the node_modules of `SHUTTERBOX_SHARP_NODE_MODULES` (sharp and the placeholder
 /// decoders; scripts/test.sh installs them; missing fails the test, naming it).
-#[allow(dead_code)] // not every test binary that shares this module runs node
 pub fn node_lines(script: &str, args: &[PathBuf], input: &[serde_json::Value]) -> Vec<serde_json::Value> {
     let modules = std::env::var("SHUTTERBOX_SHARP_NODE_MODULES")
         .expect("SHUTTERBOX_SHARP_NODE_MODULES names no node_modules with sharp in it (scripts/test.sh installs one)");
