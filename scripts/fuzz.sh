@@ -21,6 +21,7 @@
 #    input libFuzzer saved (fuzz/artifacts/<target>/, git-ignored) and the command that reproduces it.
 #
 # Environment: FUZZ_SECONDS (per target, default 60), FUZZ_JOBS (targets at once, default one per core),
+# FUZZ_BUILD_ONLY (set: build the targets and stop; .ci/run builds them beside the tests this way),
 # FUZZ_SEED (libFuzzer's -seed, default 1, so a CI run repeats the same mutations and fails or passes the
 # same way; 0 lets libFuzzer pick one, for exploring beyond CI's runs), FUZZ_SANITIZER (address or none,
 # default address),
@@ -78,6 +79,10 @@ fi
 echo "== cargo fuzz build ${build[*]}" >&2
 # All targets in one cargo build (they share every dependency); `cargo fuzz run` below then finds them built.
 (cd fuzz && cargo fuzz build "${build[@]}" >&2)
+if [[ -n ${FUZZ_BUILD_ONLY:-} ]]; then
+  echo "== built (FUZZ_BUILD_ONLY): a later run of this script finds the targets built" >&2
+  exit 0
+fi
 
 # One target's run, its libFuzzer output in $work/<target>.log and its exit status in $work/<target>.status.
 fuzz_target() {
