@@ -59,7 +59,12 @@ fn headers_within(prefix: &[u8], format: SourceFormat) -> bool {
         }
         // A still WebP's header is its first chunk; an animation's frames run to the end.
         SourceFormat::Webp => webp_flags(prefix).is_some_and(|flags| flags & WEBP_ANIMATION == 0),
-        SourceFormat::Bmp => prefix.len() >= 256,
+        // Every header (file, info, masks, palette) comes before the pixels, which start at the offset
+        // the file header gives (bytes 10-13); 256 bytes hold any header but a large palette's.
+        SourceFormat::Bmp => {
+            let pixels = prefix.get(10..14).and_then(|b| b.try_into().ok()).map(u32::from_le_bytes);
+            prefix.len() >= 256 || pixels.is_some_and(|at| at >= 26 && prefix.len() as u64 >= u64::from(at))
+        }
         _ => false,
     }
 }
