@@ -236,15 +236,23 @@ impl Copier {
     async fn carry_object(&self, key: &ObjectKey, content_type: &str) -> Result<Carried, String> {
         let failed = |e: &dyn std::fmt::Display| format!("object {key}: {e}");
         let Some(info) = self.source.stat(key).await.map_err(|e| failed(&e))? else { return Ok(Carried::Missing) };
-        let source_digest = digest(self.source.read(key, None).await.map_err(|e| failed(&e))?).await;
-        let Some(source_digest) = source_digest.map_err(|e| failed(&e))? else { return Ok(Carried::Missing) };
+        // A small object is read once, into memory, for its digest and its PUT; a large one is digested as
+        // a stream first, since its multipart upload is given the digest to check.
+        let (small, source_digest) = if info.size <= SINGLE_PUT {
+            let Some(bytes) = self.source.get(key).await.map_err(|e| failed(&e))? else { return Ok(Carried::Missing) };
+            let source_digest: [u8; 32] = Sha256::digest(&bytes).into();
+            (Some(bytes), source_digest)
+        } else {
+            let source_digest = digest(self.source.read(key, None).await.map_err(|e| failed(&e))?).await;
+            let Some(source_digest) = source_digest.map_err(|e| failed(&e))? else { return Ok(Carried::Missing) };
+            (None, source_digest)
+        };
         if self.dest.stat(key).await.map_err(|e| failed(&e))?.is_some_and(|there| there.size == info.size)
             && self.dest_digest(key).await? == Some(source_digest)
         {
             return Ok(Carried::Checked);
         }
-        if info.size <= SINGLE_PUT {
-            let bytes = self.source.get(key).await.map_err(|e| failed(&e))?.ok_or_else(|| failed(&"vanished"))?;
+        if let Some(bytes) = small {
             self.dest.put(key, bytes, content_type).await.map_err(|e| failed(&e))?;
         } else {
             let body = self.source.read(key, None).await.map_err(|e| failed(&e))?.ok_or_else(|| failed(&"vanished"))?;
