@@ -28,16 +28,9 @@ source scripts/lib/services.sh
 target=${CARGO_TARGET_DIR:-$PWD/target}
 out=$target/clients
 mkdir -p "$out"
-# shellcheck source=scripts/lib/provision.sh
-source scripts/lib/provision.sh
-if [[ -z ${CHROMIUM:-} ]]; then
-  ensure_tools "driving Swagger UI in a headless browser" chromium:chromium
-fi
-chromium=${CHROMIUM:-$(command -v chromium)}
-[[ -x $chromium ]] || {
-  echo "clients: no Chromium at $chromium" >&2
-  exit 1
-}
+# shellcheck source=scripts/lib/browser.sh
+source scripts/lib/browser.sh
+ensure_chromium "driving Swagger UI in a headless browser"
 
 python_tools=(openapi-python-client==0.29.1 openapi-spec-validator==0.9.0)
 venv=$out/venv
@@ -64,19 +57,8 @@ if grep -E '^(WARNING|ERROR)' "$out/python-generate.log" | grep -vq 'within deli
 fi
 
 echo "== TypeScript client (openapi-typescript + openapi-fetch, tsc --strict)"
-(
-  cd clients/typescript
-  npm ci --no-audit --no-fund --loglevel=error
-  npm run --silent generate
-  rm -rf dist
-  npm run --silent build
-)
-
-# The test suite's build (scripts/test.sh): the same features, so after the tests nothing is compiled again
-# (`cargo build --bin shutterbox` alone would leave out the dev-dependencies' features and rebuild most crates).
-echo "== cargo test --no-run (debug build of the server)"
-cargo test --workspace --locked --no-run
-bin=$target/debug/shutterbox
+build_typescript_checks
+build_test_server
 
 trap stop_shutterbox EXIT
 # The Uppy page of step 6 is served from this port: another origin, which the server must allow.

@@ -178,7 +178,8 @@ async fn serve(config: Config) -> Result<(), String> {
         );
         println!("{}", key.secret.expose());
     }
-    tracing::info!(url = %app.public_url(), "shutterbox is serving; API at {}/v1, docs at {}/v1/docs", app.public_url(), app.public_url());
+    let url = app.public_url();
+    tracing::info!(url = %url, "shutterbox is serving; API at {url}/v1, docs at {url}/v1/docs, console at {url}/console/");
     app.run_until(shutdown_signal()).await.map_err(|e| e.to_string())
 }
 

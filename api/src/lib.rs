@@ -8,6 +8,7 @@
 //! what every handler shares (`state`, `error`, `auth`, `rate_limit`, `throttle`).
 
 mod auth;
+mod console;
 mod delivery;
 mod error;
 mod health;

@@ -21,18 +21,22 @@ use shutterbox_pipeline::{Fit, Format, ImageType};
 
 use crate::{
     http::table::Route,
-    manage::{FilesApi, TransformApi, UploadApi, WarmApi},
+    manage::{FilesApi, FoldersApi, KeyApi, TransformApi, UploadApi, WarmApi},
 };
 
-pub type Apis = (UploadApi, FilesApi, TransformApi, WarmApi);
+pub type Apis = (UploadApi, FilesApi, FoldersApi, TransformApi, WarmApi, KeyApi);
 
 pub fn service() -> OpenApiService<Apis, ()> {
-    OpenApiService::new((UploadApi, FilesApi, TransformApi, WarmApi), "Shutterbox", env!("CARGO_PKG_VERSION"))
-        .description(
-            "File storage and image delivery. Management endpoints take an API key as \
+    OpenApiService::new(
+        (UploadApi, FilesApi, FoldersApi, TransformApi, WarmApi, KeyApi),
+        "Shutterbox",
+        env!("CARGO_PKG_VERSION"),
+    )
+    .description(
+        "File storage and image delivery. Management endpoints take an API key as \
              `Authorization: ApiKey <key>` (or an `ApiKey: <key>` header); public delivery needs none.",
-        )
-        .server("/v1")
+    )
+    .server("/v1")
 }
 
 /// The document as pretty JSON, exactly as checked in at `openapi/openapi.json`.

@@ -13,8 +13,9 @@ use shutterbox_model::{
 };
 
 pub use records::{
-    Account, ConfirmOutcome, DeletedFile, FileRecord, KeyRecord, NewFile, PendingUpload, PieceRecord, Resumable,
-    VariantRecord, VariantRoom, WarmBatch, WarmFailure, WarmItemState, WarmProgress,
+    Account, ConfirmOutcome, DeletedFile, FileListing, FileRecord, FileSort, FileSortKey, FolderRecord, FolderScope,
+    KeyRecord, NewFile, PendingUpload, PieceRecord, Resumable, VariantRecord, VariantRoom, WarmBatch, WarmFailure,
+    WarmItemState, WarmProgress,
 };
 pub use sql::{
     SqlMetadata,
@@ -105,8 +106,27 @@ pub trait MetadataStore: Send + Sync + 'static {
     /// A file by its stored path without the extension (stems are unique), for `cat.webp` → `cat.jpg`.
     async fn file_by_stem(&self, stem: &str) -> Result<Option<FileRecord>>;
 
-    /// One page of the account's files, newest first, and the total count.
-    async fn list_files(&self, account_id: &AccountId, offset: u64, limit: u64) -> Result<(Vec<FileRecord>, u64)>;
+    /// One page of the account's files that `listing` selects, in its order, and how many it selects in all.
+    async fn list_files(
+        &self,
+        account_id: &AccountId,
+        listing: &FileListing,
+        offset: u64,
+        limit: u64,
+    ) -> Result<(Vec<FileRecord>, u64)>;
+
+    /// One page of the account's folders directly under `parent_id` (`None`: the top level), by path, and
+    /// how many there are in all.
+    async fn list_folders(
+        &self,
+        account_id: &AccountId,
+        parent_id: Option<&str>,
+        offset: u64,
+        limit: u64,
+    ) -> Result<(Vec<FolderRecord>, u64)>;
+
+    /// The account's folder `id` and the folders above it, top level first; `None` when it has no such folder.
+    async fn folder_lineage(&self, account_id: &AccountId, id: &str) -> Result<Option<Vec<FolderRecord>>>;
 
     /// A file by id alone (public thumbnail; no account check).
     async fn file_by_id(&self, id: &FileId) -> Result<Option<FileRecord>>;

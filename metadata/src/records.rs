@@ -223,3 +223,58 @@ pub struct WarmProgress {
     pub failed: u64,
     pub created_at_ms: i64,
 }
+
+/// Which of an account's files a listing holds and in what order (`GET /v1/files`'s filters and sort).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FileListing {
+    /// Files whose name contains this text, ignoring case.
+    pub name_contains: Option<String>,
+    pub kind: Option<FileKind>,
+    pub folder: Option<FolderScope>,
+    pub sort: FileSort,
+}
+
+/// The folder a listing is limited to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FolderScope {
+    /// Files in no folder.
+    Root,
+    /// Files directly in the folder with this id.
+    Folder(String),
+}
+
+/// A listing's order; ties go by id, so pages never overlap.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FileSort {
+    pub key: FileSortKey,
+    pub descending: bool,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum FileSortKey {
+    /// Time of the last update: the default, newest first.
+    #[default]
+    Updated,
+    /// Name, ignoring case.
+    Name,
+    Size,
+    /// MIME type, then name.
+    Type,
+}
+
+impl Default for FileSort {
+    fn default() -> Self {
+        Self { key: FileSortKey::Updated, descending: true }
+    }
+}
+
+/// A folder of an account, with how much it directly holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FolderRecord {
+    pub id: String,
+    pub parent_id: Option<String>,
+    /// Its path from the account's top level, e.g. `photos/2026`.
+    pub path: String,
+    pub file_count: u64,
+    pub folder_count: u64,
+}

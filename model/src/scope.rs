@@ -24,6 +24,27 @@ pub enum Operation {
     Warm,
 }
 
+impl Operation {
+    pub const ALL: [Operation; 8] = {
+        use Operation::*;
+        [Presign, Confirm, List, Get, Delete, Update, TransformUrl, Warm]
+    };
+
+    /// Its name where the API lists what a key may do (`GET /v1/key`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Operation::Presign => "presign",
+            Operation::Confirm => "confirm",
+            Operation::List => "list",
+            Operation::Get => "get",
+            Operation::Delete => "delete",
+            Operation::Update => "update",
+            Operation::TransformUrl => "transformUrl",
+            Operation::Warm => "warm",
+        }
+    }
+}
+
 impl Scope {
     pub fn allows(self, operation: Operation) -> bool {
         use Operation::*;
@@ -82,5 +103,18 @@ mod tests {
         for s in [Scope::Secret, Scope::Upload, Scope::Read] {
             assert_eq!(s.as_str().parse::<Scope>().unwrap(), s);
         }
+    }
+
+    #[test]
+    fn every_operation_is_listed_once_by_a_name_of_its_own() {
+        use Operation::*;
+        for op in [Presign, Confirm, List, Get, Delete, Update, TransformUrl, Warm] {
+            // A new operation fails to compile here until ALL and as_str know it.
+            assert_eq!(Operation::ALL.iter().filter(|o| **o == op).count(), 1, "{op:?}");
+        }
+        let mut names: Vec<&str> = Operation::ALL.iter().map(|o| o.as_str()).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), Operation::ALL.len());
     }
 }

@@ -6,6 +6,7 @@
 mod access;
 mod animation;
 mod auth;
+mod browsing;
 mod cluster;
 mod delivery;
 mod errors;

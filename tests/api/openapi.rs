@@ -90,7 +90,7 @@ fn every_operation_is_ready_for_generators() {
             assert!(responses["429"]["headers"]["Retry-After"].is_object(), "{id}: 429 names Retry-After");
         }
     }
-    assert_eq!(operation_ids.len(), 12);
+    assert_eq!(operation_ids.len(), 14);
     public.sort();
     assert_eq!(public, ["deliverFile", "deliverRaw", "getThumbnail"]);
     // The ranges of docs/transformations.md and of `pageSize` (docs/api.md) as schema constraints.

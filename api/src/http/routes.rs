@@ -18,7 +18,7 @@ use super::{
     table::{API_PREFIX, ROUTES, Route},
     telemetry::observe,
 };
-use crate::{delivery, health, manage::resumable, openapi, state::AppState, storage};
+use crate::{console, delivery, health, manage::resumable, openapi, state::AppState, storage};
 
 /// The route's handler (each reads the service's state from the request's data).
 fn endpoint(route: Route) -> BoxEndpoint<'static> {
@@ -42,6 +42,7 @@ fn endpoint(route: Route) -> BoxEndpoint<'static> {
         Route::Healthz => health::live.map_to_response().boxed(),
         Route::Readyz => health::ready.map_to_response().boxed(),
         Route::Metrics => health::metrics.map_to_response().boxed(),
+        Route::Console => console::serve.map_to_response().boxed(),
     }
 }
 

@@ -30,6 +30,7 @@ pub enum Route {
     Healthz,
     Readyz,
     Metrics,
+    Console,
 }
 
 /// What the table says of a route.
@@ -126,6 +127,13 @@ pub const ROUTES: &[RouteSpec] = &[
         operation_id: "metrics",
         documented: false,
     },
+    RouteSpec {
+        route: Route::Console,
+        paths: &["/console", "/console/", "/console/:asset"],
+        methods: GET_HEAD,
+        operation_id: "console",
+        documented: false,
+    },
 ];
 
 /// The prefix of the API's own routes; the OpenAPI document's paths are relative to it.
@@ -173,6 +181,7 @@ mod tests {
             Healthz,
             Readyz,
             Metrics,
+            Console,
         ] {
             assert_eq!(ROUTES.iter().filter(|spec| spec.route == route).count(), 1, "{route:?}");
             assert_eq!(route.spec().route, route, "ROUTES lists {route:?} in the enum's order");

@@ -13,6 +13,8 @@ use shutterbox_pipeline::ImageType;
 use super::{
     file_object::{FileObject, Focus},
     files::{FileEnvelope, FileList, FilePatch, Message, Pagination},
+    folders::{Folder, FolderList},
+    key::{DeliveryRules, KeyInfo, Preset},
     transform::{OriginalFile, TransformRequest, TransformUrl},
     upload::{ConfirmRequest, ConfirmResponse, PendingUploadObject, PresignRequest},
     warm::{WarmBatchStatus, WarmItemFailure, WarmRequest},
@@ -68,7 +70,7 @@ impl Example for FileObject {
             raw_size: 245_760,
             updated: "Just now".into(),
             raw_updated: "2026-11-24T09:30:00.000Z".into(),
-            folder_id: Some("0193b8a2-4e10-7a55-b3c1-9d8e7f6a5b4c".into()),
+            folder_id: Some(FOLDER_ID.into()),
             focus: Some(Focus::example()),
             width: Some(1600),
             height: Some(1200),
@@ -121,6 +123,53 @@ impl Example for Pagination {
 impl Example for FileList {
     fn example() -> Self {
         Self { files: vec![FileObject::example()], pagination: Pagination::example() }
+    }
+}
+
+const FOLDER_ID: &str = "0193b8a2-4e10-7a55-b3c1-9d8e7f6a5b4c";
+
+impl Example for Folder {
+    fn example() -> Self {
+        Self {
+            id: FOLDER_ID.into(),
+            name: "pets".into(),
+            path: "pets".into(),
+            parent_id: None,
+            file_count: 1,
+            folder_count: 0,
+        }
+    }
+}
+
+impl Example for FolderList {
+    fn example() -> Self {
+        Self { folders: vec![Folder::example()], parents: Vec::new(), pagination: Pagination::example() }
+    }
+}
+
+impl Example for Preset {
+    fn example() -> Self {
+        Self { name: "thumb".into(), query: "w=200&h=200&fit=cover".into() }
+    }
+}
+
+impl Example for DeliveryRules {
+    fn example() -> Self {
+        Self { signed_urls: false, presets_only: false, presets: vec![Preset::example()] }
+    }
+}
+
+impl Example for KeyInfo {
+    fn example() -> Self {
+        Self {
+            account: "default".into(),
+            scope: "secret".into(),
+            allows: ["presign", "confirm", "list", "get", "delete", "update", "transformUrl", "warm"]
+                .map(String::from)
+                .to_vec(),
+            delivery: DeliveryRules::example(),
+            max_upload_bytes: 104_857_600,
+        }
     }
 }
 

@@ -1,12 +1,14 @@
 //! The management API, the OpenAPI service's operations: presigned uploads (`upload`, and `confirm`, the
 //! copy-then-claim workflow), files (`files`, and `delete`), transform-url (`transform`) and batch warming
-//! (`warm`), with the file object they answer with (`file_object`) and the schemas' examples.
+//! (`warm`), folders (`folders`), the calling key (`key`), with the file object they answer with (`file_object`) and the schemas' examples.
 
 mod confirm;
 mod delete;
 mod examples;
 mod file_object;
 mod files;
+mod folders;
+mod key;
 pub(crate) mod resumable;
 mod transform;
 mod upload;
@@ -14,6 +16,8 @@ mod upload_request;
 mod warm;
 
 pub(crate) use files::FilesApi;
+pub(crate) use folders::FoldersApi;
+pub(crate) use key::KeyApi;
 pub(crate) use transform::TransformApi;
 pub(crate) use upload::UploadApi;
 pub(crate) use warm::WarmApi;

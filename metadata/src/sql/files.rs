@@ -5,7 +5,9 @@ use shutterbox_model::{ImageFacts, PixelSummary};
 use super::{FILE_COLUMNS, SqlMetadata, VARIANT_COLUMNS, as_i64, count, file_of, findable, variant_of};
 use shutterbox_model::FocalPoint;
 
-use crate::{DeletedFile, FileRecord, Result};
+use sqlx::{Row as _, any::AnyRow};
+
+use crate::{DeletedFile, FileListing, FileRecord, FileSortKey, FolderRecord, FolderScope, Result};
 pub(super) async fn file(db: &SqlMetadata, account_id: &str, id: &str) -> Result<Option<FileRecord>> {
     if !findable(id) {
         return Ok(None);
@@ -33,28 +35,144 @@ pub(super) async fn file_by_stem(db: &SqlMetadata, stem: &str) -> Result<Option<
     row.as_ref().map(file_of).transpose()
 }
 
+/// `LIKE` pattern matching `text` anywhere, its wildcards taken literally (escaped with `\`).
+fn contains_pattern(text: &str) -> String {
+    let mut pattern = String::with_capacity(text.len() + 2);
+    pattern.push('%');
+    for c in text.chars() {
+        if matches!(c, '%' | '_' | '\\') {
+            pattern.push('\\');
+        }
+        pattern.push(c);
+    }
+    pattern.push('%');
+    pattern
+}
+
 pub(super) async fn list_files(
     db: &SqlMetadata,
     account_id: &str,
+    listing: &FileListing,
     offset: u64,
     limit: u64,
 ) -> Result<(Vec<FileRecord>, u64)> {
-    let total = sqlx::query("SELECT COUNT(*) AS n FROM files WHERE account_id = $1")
-        .bind(account_id)
-        .fetch_one(&db.pool)
-        .await?;
-    let total = count(&total, "n")?;
-    let sql = format!(
-        "SELECT {FILE_COLUMNS} FROM files WHERE account_id = $1 ORDER BY updated_at DESC, id DESC LIMIT $2 OFFSET $3"
-    );
-    let rows = sqlx::query(sqlx::AssertSqlSafe(sql))
-        .bind(account_id)
-        .bind(as_i64(limit))
-        .bind(as_i64(offset))
-        .fetch_all(&db.pool)
-        .await?;
+    // The filters as SQL conditions over numbered parameters, bound in the same order below.
+    let mut conditions = vec!["account_id = $1".to_owned()];
+    let mut binds: Vec<String> = vec![account_id.to_owned()];
+    let mut bind = |condition: &str, value: String| {
+        binds.push(value);
+        conditions.push(condition.replace('?', &format!("${}", binds.len())));
+    };
+    if let Some(text) = &listing.name_contains {
+        bind("LOWER(name) LIKE LOWER(?) ESCAPE '\\'", contains_pattern(text));
+    }
+    if let Some(kind) = listing.kind {
+        bind("kind = ?", kind.as_str().to_owned());
+    }
+    match &listing.folder {
+        None => {}
+        Some(FolderScope::Root) => conditions.push("folder_id IS NULL".to_owned()),
+        Some(FolderScope::Folder(id)) => bind("folder_id = ?", id.clone()),
+    }
+    let filter = conditions.join(" AND ");
+    let direction = if listing.sort.descending { "DESC" } else { "ASC" };
+    let c = db.code_point_order;
+    let order = match listing.sort.key {
+        FileSortKey::Updated => format!("updated_at {direction}, id {direction}"),
+        FileSortKey::Name => format!("LOWER(name){c} {direction}, name{c} {direction}, id {direction}"),
+        FileSortKey::Size => format!("size {direction}, id {direction}"),
+        FileSortKey::Type => format!("raw_type{c} {direction}, LOWER(name){c} {direction}, id {direction}"),
+    };
+
+    let sql = format!("SELECT COUNT(*) AS n FROM files WHERE {filter}");
+    let mut query = sqlx::query(sqlx::AssertSqlSafe(sql));
+    for value in &binds {
+        query = query.bind(value.as_str());
+    }
+    let total = count(&query.fetch_one(&db.pool).await?, "n")?;
+
+    let n = binds.len();
+    let sql =
+        format!("SELECT {FILE_COLUMNS} FROM files WHERE {filter} ORDER BY {order} LIMIT ${} OFFSET ${}", n + 1, n + 2);
+    let mut query = sqlx::query(sqlx::AssertSqlSafe(sql));
+    for value in &binds {
+        query = query.bind(value.as_str());
+    }
+    let rows = query.bind(as_i64(limit)).bind(as_i64(offset)).fetch_all(&db.pool).await?;
     let files = rows.iter().map(file_of).collect::<Result<Vec<_>>>()?;
     Ok((files, total))
+}
+
+const FOLDER_COUNTS: &str = "(SELECT COUNT(*) FROM files WHERE files.folder_id = folders.id) AS file_count, \
+     (SELECT COUNT(*) FROM folders AS children WHERE children.parent_id = folders.id) AS folder_count";
+
+fn folder_of(row: &AnyRow) -> Result<FolderRecord> {
+    Ok(FolderRecord {
+        id: row.try_get("id")?,
+        parent_id: row.try_get("parent_id")?,
+        path: row.try_get("path")?,
+        file_count: count(row, "file_count")?,
+        folder_count: count(row, "folder_count")?,
+    })
+}
+
+pub(super) async fn list_folders(
+    db: &SqlMetadata,
+    account_id: &str,
+    parent_id: Option<&str>,
+    offset: u64,
+    limit: u64,
+) -> Result<(Vec<FolderRecord>, u64)> {
+    // The parent's condition, and the number of the first parameter after it.
+    let (parent, next) = match parent_id {
+        Some(_) => ("parent_id = $2", 3),
+        None => ("parent_id IS NULL", 2),
+    };
+    let sql = format!("SELECT COUNT(*) AS n FROM folders WHERE account_id = $1 AND {parent}");
+    let mut query = sqlx::query(sqlx::AssertSqlSafe(sql)).bind(account_id);
+    if let Some(id) = parent_id {
+        query = query.bind(id);
+    }
+    let total = count(&query.fetch_one(&db.pool).await?, "n")?;
+    let sql = format!(
+        "SELECT id, parent_id, path, {FOLDER_COUNTS} FROM folders WHERE account_id = $1 AND {parent} \
+         ORDER BY LOWER(path){c}, path{c}, id LIMIT ${next} OFFSET ${}",
+        next + 1,
+        c = db.code_point_order
+    );
+    let mut query = sqlx::query(sqlx::AssertSqlSafe(sql)).bind(account_id);
+    if let Some(id) = parent_id {
+        query = query.bind(id);
+    }
+    let rows = query.bind(as_i64(limit)).bind(as_i64(offset)).fetch_all(&db.pool).await?;
+    let folders = rows.iter().map(folder_of).collect::<Result<Vec<_>>>()?;
+    Ok((folders, total))
+}
+
+pub(super) async fn folder_lineage(db: &SqlMetadata, account_id: &str, id: &str) -> Result<Option<Vec<FolderRecord>>> {
+    if !findable(id) {
+        return Ok(None);
+    }
+    let sql = format!("SELECT id, parent_id, path, {FOLDER_COUNTS} FROM folders WHERE account_id = $1 AND id = $2");
+    let Some(row) = sqlx::query(sqlx::AssertSqlSafe(sql)).bind(account_id).bind(id).fetch_optional(&db.pool).await?
+    else {
+        return Ok(None);
+    };
+    let folder = folder_of(&row)?;
+    // Its ancestors' paths are the prefixes of its own (folders are created along their lineage).
+    let segments: Vec<&str> = folder.path.split('/').collect();
+    let mut lineage = Vec::with_capacity(segments.len());
+    for n in 1..segments.len() {
+        let path = segments[..n].join("/");
+        let sql =
+            format!("SELECT id, parent_id, path, {FOLDER_COUNTS} FROM folders WHERE account_id = $1 AND path = $2");
+        let row = sqlx::query(sqlx::AssertSqlSafe(sql)).bind(account_id).bind(&path).fetch_optional(&db.pool).await?;
+        if let Some(row) = row {
+            lineage.push(folder_of(&row)?);
+        }
+    }
+    lineage.push(folder);
+    Ok(Some(lineage))
 }
 
 pub(super) async fn file_by_id(db: &SqlMetadata, id: &str) -> Result<Option<FileRecord>> {

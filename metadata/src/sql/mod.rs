@@ -25,8 +25,9 @@ use sqlx::{
 };
 
 use crate::{
-    Account, ConfirmOutcome, DeletedFile, FileRecord, KeyRecord, MetadataError, MetadataStore, NewFile, PendingUpload,
-    PieceRecord, Result, Resumable, VariantRecord, VariantRoom, WarmBatch, WarmFailure, WarmItemState, WarmProgress,
+    Account, ConfirmOutcome, DeletedFile, FileListing, FileRecord, FolderRecord, KeyRecord, MetadataError,
+    MetadataStore, NewFile, PendingUpload, PieceRecord, Result, Resumable, VariantRecord, VariantRoom, WarmBatch,
+    WarmFailure, WarmItemState, WarmProgress,
 };
 
 /// Migrations are compiled in, so the binary needs no files beside it.
@@ -40,6 +41,7 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
     (7, "image_facts", include_str!("../../../migrations/0007_image_facts.sql")),
     (8, "resumable_uploads", include_str!("../../../migrations/0008_resumable_uploads.sql")),
     (9, "warm_failures", include_str!("../../../migrations/0009_warm_failures.sql")),
+    (10, "browsing", include_str!("../../../migrations/0010_browsing.sql")),
 ];
 
 /// Warming items inserted per statement (3 parameters each, well under SQLite's 32,766).
@@ -50,6 +52,9 @@ const NAME_ATTEMPTS: usize = 8;
 
 pub struct SqlMetadata {
     pool: AnyPool,
+    /// What makes a text comparison compare code points: PostgreSQL's databases compare by their locale
+    /// (which skips punctuation), SQLite's by bytes already. Listings sort alike on both.
+    code_point_order: &'static str,
 }
 
 const FILE_COLUMNS: &str = "id, account_id, folder_id, path, name, object_key, raw_type, kind, size, created_at, updated_at, focus_x, focus_y, \
@@ -82,7 +87,7 @@ impl SqlMetadata {
             .connect(url)
             .await
             .map_err(|e| MetadataError::Unavailable(e.to_string()))?;
-        let store = Self { pool };
+        let store = Self { pool, code_point_order: if sqlite { "" } else { " COLLATE \"C\"" } };
         store.migrate().await?;
         Ok(store)
     }
@@ -327,8 +332,28 @@ impl MetadataStore for SqlMetadata {
         files::file_by_stem(self, stem).await
     }
 
-    async fn list_files(&self, account_id: &AccountId, offset: u64, limit: u64) -> Result<(Vec<FileRecord>, u64)> {
-        files::list_files(self, account_id.as_str(), offset, limit).await
+    async fn list_files(
+        &self,
+        account_id: &AccountId,
+        listing: &FileListing,
+        offset: u64,
+        limit: u64,
+    ) -> Result<(Vec<FileRecord>, u64)> {
+        files::list_files(self, account_id.as_str(), listing, offset, limit).await
+    }
+
+    async fn list_folders(
+        &self,
+        account_id: &AccountId,
+        parent_id: Option<&str>,
+        offset: u64,
+        limit: u64,
+    ) -> Result<(Vec<FolderRecord>, u64)> {
+        files::list_folders(self, account_id.as_str(), parent_id, offset, limit).await
+    }
+
+    async fn folder_lineage(&self, account_id: &AccountId, id: &str) -> Result<Option<Vec<FolderRecord>>> {
+        files::folder_lineage(self, account_id.as_str(), id).await
     }
 
     async fn file_by_id(&self, id: &FileId) -> Result<Option<FileRecord>> {

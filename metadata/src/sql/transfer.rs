@@ -330,7 +330,7 @@ impl SqlMetadata {
                 expected.unwrap_or(0)
             )));
         }
-        Ok(Self { pool })
+        Ok(Self { pool, code_point_order: "" })
     }
 
     /// How many rows of `table` `selection` takes.
