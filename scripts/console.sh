@@ -47,7 +47,8 @@ trap cleanup EXIT
 run_console() {
   local deployment=$1 read_key
   echo "== the console, $deployment deployment"
-  SHUTTERBOX_MAX_UPLOAD_BYTES=$max_upload SHUTTERBOX_RATE_LIMIT=100000/60s start_shutterbox "$bin" "$out/$deployment"
+  SHUTTERBOX_MAX_UPLOAD_BYTES=$max_upload SHUTTERBOX_RATE_LIMIT=100000/60s SHUTTERBOX_PRESETS="thumb: w=120&h=120&fit=cover" \
+    start_shutterbox "$bin" "$out/$deployment"
   read_key=$(SHUTTERBOX_DATA_DIR=$server_data "$bin" keys create --account default --scope read | grep '^sbx_')
   CHROMIUM=$chromium node clients/typescript/dist/console.js "$server_url" "$server_key" "$read_key" "$max_upload" \
     "$out/$deployment"

@@ -284,6 +284,18 @@ async function main(): Promise<void> {
     ok(`the copied URL (${transformUrl}) answers the 300×200 image`);
     await accessible(page, "file page and builder");
     await shot(page, out, "4-file-builder");
+    // A preset of the operator's (scripts/console.sh starts the server with `thumb`): rendered as named.
+    await page.locator("#preset").selectOption("thumb");
+    await page.waitForFunction(() => (document.querySelector("#preview-image") as HTMLImageElement | null)?.dataset["query"] === "preset=thumb");
+    const thumb = await page.evaluate(() => {
+      const img = document.querySelector("#preview-image") as HTMLImageElement;
+      return [img.naturalWidth, img.naturalHeight];
+    });
+    if (thumb[0] !== 120 || thumb[1] !== 120) fail(`the preset thumb previews ${thumb.join("×")}, not 120×120`);
+    if (!((await page.locator("#transform-url").inputValue()).endsWith("?preset=thumb"))) fail("the preset's URL does not name it");
+    ok("picking the preset thumb previews its 120×120 and its URL names it");
+    await page.locator("#preset").selectOption("");
+    await page.waitForFunction(() => (document.querySelector("#preview-image") as HTMLImageElement | null)?.dataset["query"] === "fit=cover&h=200&w=300");
     await page.locator("#param-w").fill("0");
     const error = page.locator("#param-w-error");
     await error.filter({ hasText: "w must be" }).waitFor();
