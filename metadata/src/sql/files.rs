@@ -56,6 +56,14 @@ pub(super) async fn list_files(
     offset: u64,
     limit: u64,
 ) -> Result<(Vec<FileRecord>, u64)> {
+    // No stored name or id holds a NUL, which PostgreSQL cannot even take as a parameter.
+    let folder_id = match &listing.folder {
+        Some(FolderScope::Folder(id)) => Some(id.as_str()),
+        _ => None,
+    };
+    if !listing.name_contains.iter().map(String::as_str).chain(folder_id).all(findable) {
+        return Ok((Vec::new(), 0));
+    }
     // The filters as SQL conditions over numbered parameters, bound in the same order below.
     let mut conditions = vec!["account_id = $1".to_owned()];
     let mut binds: Vec<String> = vec![account_id.to_owned()];
