@@ -9,7 +9,7 @@
 // transformation (the preview's natural size is the planned one; an invalid value shows the server's 400
 // beside its control; the copied URL fetched), warm the file with one failing transformation and see the
 // failure named, delete a file, sign out. Then with a read key: nothing it may not do is offered. Then the
-// main flow again with the keyboard alone. axe-core checks every screen (no serious or critical
+// main flow again with the keyboard alone (upload, open, build, delete, sign out). axe-core checks every screen (no serious or critical
 // violation); every screen's screenshot goes to <out dir>. Throughout: no request leaves the service's
 // origin, no Content-Security-Policy violation, no script error, the key never in a URL or localStorage.
 
@@ -368,7 +368,8 @@ async function main(): Promise<void> {
     await shot(page, out, "9-read-key-file");
     await page.locator("#sign-out").click();
 
-    // The keyboard alone: sign in, open a file, build a transformation, go back, sign out.
+    // The keyboard alone: sign in, upload (the file chooser opened from the keyboard), open a file, build a
+    // transformation, delete the upload after its confirmation, sign out.
     const keyboard = await context.newPage();
     await keyboard.goto(`${root}/console/`);
     await keyboard.locator("#key").waitFor();
@@ -376,6 +377,13 @@ async function main(): Promise<void> {
     await keyboard.keyboard.type(key);
     await keyboard.keyboard.press("Enter");
     await keyboard.locator("h1", { hasText: "Files" }).waitFor();
+    await tabTo(keyboard, "#upload-button");
+    const [chooser] = await Promise.all([keyboard.waitForEvent("filechooser"), keyboard.keyboard.press("Enter")]);
+    const typedPath = join(out, "typed.png");
+    writeFileSync(typedPath, png(200, 150));
+    await chooser.setFiles(typedPath);
+    await keyboard.locator('li[data-upload="typed.png"][data-state=done]').waitFor({ timeout: 30_000 });
+    await keyboard.locator(".card .name", { hasText: "typed.png" }).waitFor();
     await tabTo(keyboard, ".card[data-type=image] a");
     const opened = await keyboard.evaluate(() => document.activeElement?.querySelector(".name")?.textContent ?? "");
     await keyboard.keyboard.press("Enter");
@@ -383,13 +391,20 @@ async function main(): Promise<void> {
     await tabTo(keyboard, "#param-w");
     await keyboard.keyboard.type("80");
     await keyboard.waitForFunction(() => (document.querySelector("#preview-image") as HTMLImageElement | null)?.dataset["query"] === "w=80");
-    await tabTo(keyboard, "#nav-files", true);
+    if (opened !== "typed.png") fail(`the keyboard's first image is ${opened}, not the one it uploaded`);
+    await tabTo(keyboard, "#delete", true);
+    await keyboard.keyboard.press("Enter");
+    await keyboard.locator("#confirm-dialog[open]").waitFor();
+    // The dialog opens on Cancel: a stray Enter deletes nothing.
+    if (!(await keyboard.evaluate(() => document.activeElement?.textContent === "Cancel"))) fail("the confirmation does not open on Cancel");
+    await tabTo(keyboard, "#confirm-ok");
     await keyboard.keyboard.press("Enter");
     await keyboard.locator("h1", { hasText: "Files" }).waitFor();
+    await keyboard.waitForFunction(() => ![...document.querySelectorAll(".card .name")].some((n) => n.textContent === "typed.png"));
     await tabTo(keyboard, "#sign-out", true);
     await keyboard.keyboard.press("Enter");
     await keyboard.locator("#sign-in-view:not([hidden])").waitFor();
-    ok(`the keyboard alone signs in, opens a file (${opened}), sets w=80, goes back and signs out`);
+    ok("the keyboard alone signs in, uploads typed.png, opens it, sets w=80, deletes it after the confirmation and signs out");
 
     if (guards.errors.length > 0) fail(guards.errors.join("\n"));
     ok("no request left the service's origin; no policy violation; no script error");
