@@ -9,15 +9,16 @@
 // transformation (the preview's natural size is the planned one; an invalid value shows the server's 400
 // beside its control; the copied URL fetched), warm the file with one failing transformation and see the
 // failure named, delete a file, sign out. Then with a read key: nothing it may not do is offered. Then the
-// main flow again with the keyboard alone (upload, open, build, delete, sign out). axe-core checks every screen (no serious or critical
-// violation); every screen's screenshot goes to <out dir>. Throughout: no request leaves the service's
-// origin, no Content-Security-Policy violation, no script error, the key never in a URL or localStorage.
+// main flow again with the keyboard alone (upload, open, build, delete, sign out). axe-core checks every
+// screen (no serious or critical violation); every screen's screenshot goes to <out dir>. Throughout: no
+// request leaves the service's origin, no Content-Security-Policy violation, no script error, the key never
+// in a URL or localStorage.
 
 import { readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 
-import { chromium, type Page, type BrowserContext } from "playwright-core";
+import { chromium, type BrowserContext, type FileChooser, type Page } from "playwright-core";
 
 import { png } from "./png.js";
 
@@ -371,6 +372,10 @@ async function main(): Promise<void> {
     // The keyboard alone: sign in, upload (the file chooser opened from the keyboard), open a file, build a
     // transformation, delete the upload after its confirmation, sign out.
     const keyboard = await context.newPage();
+    // Listened for from the start: Playwright intercepts file choosers only once a listener exists, and
+    // turning that on races a key press made right after it.
+    const choosers: FileChooser[] = [];
+    keyboard.on("filechooser", (chooser) => choosers.push(chooser));
     await keyboard.goto(`${root}/console/`);
     await keyboard.locator("#key").waitFor();
     await tabTo(keyboard, "#key");
@@ -378,7 +383,9 @@ async function main(): Promise<void> {
     await keyboard.keyboard.press("Enter");
     await keyboard.locator("h1", { hasText: "Files" }).waitFor();
     await tabTo(keyboard, "#upload-button");
-    const [chooser] = await Promise.all([keyboard.waitForEvent("filechooser"), keyboard.keyboard.press("Enter")]);
+    await keyboard.keyboard.press("Enter");
+    for (let i = 0; i < 100 && choosers.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 100));
+    const chooser = choosers.shift() ?? fail("Enter on 'choose files' opened no file chooser");
     const typedPath = join(out, "typed.png");
     writeFileSync(typedPath, png(200, 150));
     await chooser.setFiles(typedPath);
