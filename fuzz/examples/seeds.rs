@@ -7,7 +7,7 @@
 //! - `decode`: tiny images of every input format and of the variants the decoders branch on (JPEG
 //!   baseline/progressive/arithmetic/lossless, 4:2:0/4:2:2/4:4:4/gray/CMYK, EXIF orientation; 16-bit and
 //!   palette PNG; lossy, alpha and lossless WebP; animated GIF; gray, CMYK, 1-bit, float, BigTIFF and
-//!   subsampled YCbCr, CCITT Group 3 fax and LogLuv TIFF; BMP; RGB, RGBA and gray AVIF; HEIC with and without alpha; lossy and lossless
+//!   subsampled YCbCr, CCITT Group 3 fax and LogLuv (24- and 32-bit) TIFF; BMP; RGB, RGBA and gray AVIF; HEIC with and without alpha; lossy and lossless
 //!   JPEG XL), plus truncated and damaged copies. Each file starts with the byte that picks the target's case. HEIC and JPEG XL have
 //!   no encoder in the build: their seeds come from libheif's `heif-enc` and libjxl's `cjxl` (Debian's
 //!   `libheif-examples` and `libjxl-tools`) run on a PNG written here, and are left out, saying so, when
@@ -218,6 +218,7 @@ fn decode_seeds(dir: &Path) {
         ("tiff-ycbcr-subsampled", 4, tiff_ycbcr_subsampled(20, 14)),
         ("tiff-fax3", 2, shutterbox_pipeline::samples::group3_fax_tiff()),
         ("tiff-logluv32", 6, shutterbox_pipeline::samples::logluv32_tiff()),
+        ("tiff-logluv24", 6, shutterbox_pipeline::samples::logluv24_tiff()),
     ];
     let mut seeds = seeds;
     seeds.extend(external_seeds(&png_fast(&rgb), &png_fast(&rgba)));

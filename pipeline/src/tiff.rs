@@ -20,6 +20,8 @@ use tiff::{
 
 use crate::{PipelineError, geometry::Size, options::check_source_pixels};
 
+mod logluv;
+
 /// Classic TIFF (`II*\0`, `MM\0*`) and BigTIFF (`II+\0`, `MM\0+`).
 pub(crate) fn is_tiff(bytes: &[u8]) -> bool {
     [b"II*\0", b"MM\0*", b"II+\0", b"MM\0+"].iter().any(|magic| bytes.starts_with(&magic[..]))
@@ -83,7 +85,7 @@ pub(crate) fn icc_profile(bytes: &[u8], max_pixels: u64) -> Option<Vec<u8>> {
 /// The first page's pixels as stored (its orientation is the render's first step).
 pub(crate) fn decode(bytes: &[u8], max_pixels: u64) -> Result<DynamicImage, PipelineError> {
     let (mut decoder, size) = open(bytes, max_pixels)?;
-    if let Some(image) = logluv(&mut decoder, bytes, size)? {
+    if let Some(image) = logluv::decode(&mut decoder, bytes, size)? {
         return Ok(image);
     }
     let color = decoder.colortype().map_err(PipelineError::decode)?;
@@ -296,90 +298,6 @@ fn subsampled_ycbcr(
     let image = RgbImage::from_raw(size.width, size.height, pixels)
         .ok_or_else(|| PipelineError::Decode("the TIFF page's size overflows".into()))?;
     Ok(Some(DynamicImage::ImageRgb8(image)))
-}
-
-/// A LogLuv page (photometric 32845) in SGI's 32-bit coding (compression 34676), which the tiff crate does
-/// not decode: each row is four run-length coded byte planes of 32-bit pixels (a 16-bit log luminance, then
-/// 8-bit u' and v'), turned into CIE XYZ as libtiff does and then into sRGB, white at Y = 1 (as libvips
-/// shows these). None for another photometric; an error for the 24-bit coding and other layouts.
-fn logluv(decoder: &mut PageDecoder<'_>, bytes: &[u8], size: Size) -> Result<Option<DynamicImage>, PipelineError> {
-    if tag(decoder, Tag::PhotometricInterpretation) != Some(32845) {
-        return Ok(None);
-    }
-    let compression = tag(decoder, Tag::Compression).unwrap_or(1);
-    if compression != 34676 {
-        return Err(PipelineError::Decode(format!("LogLuv TIFF with compression {compression} is not supported")));
-    }
-    if tag(decoder, Tag::TileWidth).is_some() || tag(decoder, Tag::PlanarConfiguration).is_some_and(|p| p != 1) {
-        return Err(PipelineError::Decode("LogLuv TIFF in tiles or planes is not supported".into()));
-    }
-    let (width, height) = (size.width as usize, size.height as usize);
-    let strips = Strips::of(decoder, height)?;
-    let rows_per_strip = strips.rows;
-    let cut = || PipelineError::Decode("a LogLuv TIFF strip is cut short".into());
-
-    let mut pixels = Vec::with_capacity(width * height * 3);
-    let mut line = vec![0u32; width];
-    for (index, top) in (0..height).step_by(rows_per_strip).enumerate() {
-        let data = strips.data(bytes, index)?;
-        let mut data = data.iter().copied();
-        for _ in top..(top + rows_per_strip).min(height) {
-            line.fill(0);
-            // libtiff's LogLuvDecode32: per byte plane, a control byte of 128 or more repeats the next byte
-            // (control − 126) times; a smaller one is followed by that many literal bytes.
-            for shift in [24, 16, 8, 0] {
-                let mut i = 0;
-                while i < width {
-                    let control = data.next().ok_or_else(cut)?;
-                    if control >= 128 {
-                        let value = u32::from(data.next().ok_or_else(cut)?) << shift;
-                        let run = usize::from(control) - 126;
-                        line[i..(i + run).min(width)].iter_mut().for_each(|p| *p |= value);
-                        i = (i + run).min(width);
-                    } else {
-                        for _ in 0..control {
-                            if i == width {
-                                break;
-                            }
-                            line[i] |= u32::from(data.next().ok_or_else(cut)?) << shift;
-                            i += 1;
-                        }
-                    }
-                }
-            }
-            pixels.extend(line.iter().flat_map(|&p| logluv_to_srgb(p)));
-        }
-    }
-    let image = ImageBuffer::<Rgb<u16>, _>::from_raw(size.width, size.height, pixels)
-        .ok_or_else(|| PipelineError::Decode("the LogLuv TIFF holds fewer rows than its size".into()))?;
-    Ok(Some(DynamicImage::ImageRgb16(image)))
-}
-
-/// One 32-bit LogLuv pixel as 16-bit sRGB: Y from the log luminance (libtiff's `LogL16toY`), x and y from
-/// u' and v' (`LogLuv32toXYZ`), then XYZ to linear sRGB (D65), clipped to 0–1 and encoded.
-fn logluv_to_srgb(pixel: u32) -> [u16; 3] {
-    let log = (pixel >> 16) & 0x7fff;
-    // A negative luminance (the sign bit) shows as black, as a clip would.
-    let luminance =
-        if log == 0 || pixel & 0x8000_0000 != 0 { 0.0 } else { ((f64::from(log) + 0.5) / 256.0 - 64.0).exp2() };
-    let u = (f64::from((pixel >> 8) & 0xff) + 0.5) / 410.0;
-    let v = (f64::from(pixel & 0xff) + 0.5) / 410.0;
-    let s = 6.0 * u - 16.0 * v + 12.0;
-    let (x, y) = (9.0 * u / s, 4.0 * v / s);
-    if y <= 0.0 || luminance == 0.0 {
-        return [0; 3];
-    }
-    let (cx, cy, cz) = (x / y * luminance, luminance, (1.0 - x - y) / y * luminance);
-    let linear = [
-        3.2406 * cx - 1.5372 * cy - 0.4986 * cz,
-        -0.9689 * cx + 1.8758 * cy + 0.0415 * cz,
-        0.0557 * cx - 0.2040 * cy + 1.0570 * cz,
-    ];
-    linear.map(|c| {
-        let c = c.clamp(0.0, 1.0);
-        let encoded = if c <= 0.003_130_8 { c * 12.92 } else { 1.055 * c.powf(1.0 / 2.4) - 0.055 };
-        (encoded * 65535.0).round() as u16
-    })
 }
 
 /// An unsigned tag's value, or `None` when it is absent or not a number that fits.
@@ -719,22 +637,6 @@ mod tests {
     }
 
     #[test]
-    fn logluv_pixels_become_srgb_with_white_at_luminance_one() {
-        // Log luminance 16384 is Y = 2^(0.5 / 256) ≈ 1; u' = 81.5 / 410, v' = 192.5 / 410 is close to D65.
-        let white = (16384 << 16) | (81 << 8) | 192;
-        assert!(logluv_to_srgb(white).iter().all(|&c| c > 0xF800), "{:?}", logluv_to_srgb(white));
-        // A 16th of that luminance: mid grey, neutral.
-        let [r, g, b] = logluv_to_srgb(((16384 - 4 * 256) << 16) | (81 << 8) | 192);
-        assert!((0x4000..0x5400).contains(&g) && r.abs_diff(g) < 0x800 && b.abs_diff(g) < 0x800, "{r} {g} {b}");
-        // Zero, negative or impossible chromaticity: black, never a panic.
-        assert_eq!(logluv_to_srgb(81 << 8 | 192), [0; 3]);
-        assert_eq!(logluv_to_srgb(0x8000_0000 | (16384 << 16) | (81 << 8) | 192), [0; 3]);
-        for pixel in [u32::MAX, 0x7FFF_0000, 0x7FFF_FFFF, 0x0001_FF00] {
-            let _ = logluv_to_srgb(pixel);
-        }
-    }
-
-    #[test]
     fn a_subsampled_strip_cut_short_or_a_layout_not_read_is_an_error_not_a_panic() {
         let tiff = subsampled([[0; 6]; 2]);
         for cut in 0..tiff.len() {
@@ -745,19 +647,6 @@ mod tests {
         fax[8 + 2 + 3 * 12 + 8] = 3;
         let error = decode(&fax, 1 << 20).unwrap_err().to_string();
         assert!(error.contains("compression 3"), "{error}");
-    }
-
-    #[test]
-    fn a_logluv_page_decodes_through_its_run_length_planes() {
-        let tiff = crate::samples::logluv32_tiff();
-        let image = decode(&tiff, 1 << 20).unwrap().to_rgb16();
-        assert_eq!(image.dimensions(), (2, 1));
-        let (white, grey) = (image.get_pixel(0, 0).0, image.get_pixel(1, 0).0);
-        assert!(white.iter().all(|&c| c > 0xF800), "{white:?}");
-        assert!(grey.iter().all(|&c| (0x4000..0x5400).contains(&c)), "{grey:?}");
-        for cut in 0..tiff.len() {
-            let _ = decode(&tiff[..cut], 1 << 20);
-        }
     }
 
     #[test]

@@ -43,7 +43,7 @@ const MAX_MEAN_DIFFERENCE: f64 = 10.0;
 const MAX_TIME: Duration = Duration::from_secs(10);
 
 /// Files the pipeline does not yet handle as libvips does, grouped by why: work left.
-const KNOWN_GAPS: &[(&str, &[&str])] = &[("TIFF: 24-bit LogLuv (its uv code table)", &["libtiff-pics/off_luv24.tif"])];
+const KNOWN_GAPS: &[(&str, &[&str])] = &[];
 
 /// Files the pipeline handles otherwise than libvips on purpose, grouped by why.
 const DEPARTURES: &[(&str, &[&str])] = &[

@@ -723,17 +723,30 @@ pub fn logluv32_tiff() -> Vec<u8> {
     // One row: each byte plane, most significant first, as a literal run of two.
     let strip: Vec<u8> =
         [24, 16, 8, 0].iter().flat_map(|shift| [2, (pixels[0] >> shift) as u8, (pixels[1] >> shift) as u8]).collect();
+    logluv_tiff(34676, &strip)
+}
+
+/// The same 2×1 picture as [`logluv32_tiff`] in SGI's 24-bit LogLuv (compression 34677): three bytes a
+/// pixel, uncoded, a 10-bit log luminance (768 is Y = 1) and the index of the u'v' cell nearest D65 (11926).
+pub fn logluv24_tiff() -> Vec<u8> {
+    let pixels: [u32; 2] = [(768 << 14) | 11926, ((768 - 4 * 64) << 14) | 11926];
+    let strip: Vec<u8> = pixels.iter().flat_map(|p| [(p >> 16) as u8, (p >> 8) as u8, *p as u8]).collect();
+    logluv_tiff(34677, &strip)
+}
+
+/// A 2×1 LogLuv page in one strip, coded as `compression` says.
+fn logluv_tiff(compression: u32, strip: &[u8]) -> Vec<u8> {
     let tags: [(u16, &[u32]); 8] = [
         (256, &[2]),
         (257, &[1]),
         (258, &[16, 16, 16]),
-        (259, &[34676]),
+        (259, &[compression]),
         (262, &[32845]),
         (277, &[3]),
         (278, &[1]),
         (339, &[2, 2, 2]),
     ];
-    one_strip_tiff(&tags, &strip)
+    one_strip_tiff(&tags, strip)
 }
 
 /// HEIC through libheif's HEVC encoder (x265), 8-bit 4:2:0.
