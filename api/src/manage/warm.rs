@@ -118,12 +118,7 @@ impl WarmBatchStatus {
                     reason: f.reason,
                 })
                 .collect(),
-            failures_pagination: Pagination {
-                page,
-                page_size,
-                total_count,
-                total_pages: total_count.div_ceil(page_size),
-            },
+            failures_pagination: Pagination::new(page, page_size, total_count),
         }))
     }
 }

@@ -2,7 +2,7 @@
 
 use shutterbox_model::{ImageFacts, PixelSummary};
 
-use super::{FILE_COLUMNS, SqlMetadata, VARIANT_COLUMNS, as_i64, count, file_of, findable, variant_of};
+use super::{FILE_COLUMNS, SqlMetadata, VARIANT_COLUMNS, as_i64, count, file_of, findable, placeholders, variant_of};
 use shutterbox_model::FocalPoint;
 
 use sqlx::{Row as _, any::AnyRow};
@@ -167,15 +167,20 @@ pub(super) async fn folder_lineage(db: &SqlMetadata, account_id: &str, id: &str)
         return Ok(None);
     };
     let folder = folder_of(&row)?;
-    // Its ancestors' paths are the prefixes of its own (folders are created along their lineage).
+    // Its ancestors' paths are the prefixes of its own (folders are created along their lineage), so one
+    // query finds them all, and the shorter path is the higher folder.
     let segments: Vec<&str> = folder.path.split('/').collect();
+    let ancestors: Vec<String> = (1..segments.len()).map(|n| segments[..n].join("/")).collect();
     let mut lineage = Vec::with_capacity(segments.len());
-    for n in 1..segments.len() {
-        let path = segments[..n].join("/");
-        let sql =
-            format!("SELECT id, parent_id, path, {FOLDER_COUNTS} FROM folders WHERE account_id = $1 AND path = $2");
-        let row = sqlx::query(sqlx::AssertSqlSafe(sql)).bind(account_id).bind(&path).fetch_optional(&db.pool).await?;
-        if let Some(row) = row {
+    if !ancestors.is_empty() {
+        let sql = format!(
+            "SELECT id, parent_id, path, {FOLDER_COUNTS} FROM folders WHERE account_id = $1 AND path IN ({}) \
+             ORDER BY LENGTH(path)",
+            placeholders(2, ancestors.len())
+        );
+        let query = sqlx::query(sqlx::AssertSqlSafe(sql)).bind(account_id);
+        let query = ancestors.iter().fold(query, |query, path| query.bind(path));
+        for row in query.fetch_all(&db.pool).await? {
             lineage.push(folder_of(&row)?);
         }
     }

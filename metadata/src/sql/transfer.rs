@@ -303,7 +303,8 @@ fn after_condition(columns: &[&str], first: usize) -> String {
 }
 
 impl SqlMetadata {
-    /// Opens the embedded SQLite database at `path` read-only: a copy from it changes nothing there. Its
+    /// Opens the embedded SQLite database at `path` read-only: a copy from it changes nothing there (but for
+    /// the empty log and log index SQLite makes beside a database that has none, to read it). Its
     /// schema must be this version's (a deployment is copied by the binary that served it last, or after
     /// `shutterbox migrate`).
     pub async fn open_sqlite_read_only(path: &std::path::Path) -> Result<Self> {
