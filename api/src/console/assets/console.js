@@ -883,10 +883,10 @@ async function builder(view, file, preview, links) {
   async function urlFor(pairs) {
     const plain = pairs.size ? `${file.secureUrl}?${pairs}` : file.secureUrl;
     if (!rules.signedUrls || pairs.size === 0 || pairs.has("preset")) return plain;
-    // Delivery reads the parameters before it asks for the signature: a 400 names a bad one, a 403 means
-    // they are fine and unsigned.
-    const probe = await fetch(plain, { method: "HEAD" });
-    if (probe.status === 400) throw await failureOf(await fetch(plain));
+    // Delivery reads the parameters before it asks for the signature: a 400 names a bad one (its body says
+    // which), a 403 means they are fine and unsigned.
+    const probe = await fetch(plain);
+    if (probe.status === 400) throw await failureOf(probe);
     if (!allows("transformUrl")) throw new ApiFailure(403, "Transformations need signed URLs, which only a secret key can ask for.");
     const body = Object.fromEntries([...pairs].map(([name, value]) => [name, typedValue(params.find((p) => p.name === name), value)]));
     const signed = await api(`file/${encodeURIComponent(file.id)}/transform-url`, { method: "POST", json: body });
