@@ -21,6 +21,7 @@
 #    input libFuzzer saved (fuzz/artifacts/<target>/, git-ignored) and the command that reproduces it.
 #
 # Environment: FUZZ_SECONDS (per target, default 60), FUZZ_JOBS (targets at once, default one per core),
+# FUZZ_INSTALL_ONLY (set: install cargo-fuzz if missing and stop; .ci/run does so beside the test build),
 # FUZZ_BUILD_ONLY (set: build the targets and stop; .ci/run builds them beside the tests this way),
 # FUZZ_SEED (libFuzzer's -seed, default 1, so a CI run repeats the same mutations and fails or passes the
 # same way; 0 lets libFuzzer pick one, for exploring beyond CI's runs), FUZZ_SANITIZER (address or none,
@@ -43,6 +44,9 @@ build=(--release --sanitizer "$sanitizer")
 if ! cargo fuzz --version >/dev/null 2>&1; then
   echo "== installing cargo-fuzz" >&2
   env -u RUSTC_WORKSPACE_WRAPPER -u CLIPPY_ARGS cargo install cargo-fuzz --locked --version "${CARGO_FUZZ_VERSION:-0.13.2}" >&2
+fi
+if [[ -n ${FUZZ_INSTALL_ONLY:-} ]]; then
+  exit 0
 fi
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/shutterbox-fuzz.XXXXXX")

@@ -3,6 +3,7 @@
 #
 #   scripts/start-s3.sh [PORT] [DATA_DIR]          # defaults: 9000 and a fresh temporary directory
 #   export "$(scripts/start-s3.sh)"                # sets SHUTTERBOX_TEST_S3_ENDPOINT for `cargo test`
+#   scripts/start-s3.sh --install                  # only step 2 (CI installs it beside the build)
 #
 # 1. If something already answers 403 at http://127.0.0.1:PORT/ (an S3 server refusing an unsigned request),
 #    reuses it: prints the line and exits.
@@ -19,6 +20,27 @@
 # headers and presigned URLs, refusing tampered or expired ones, so the presigned-upload tests mean
 # something (moto, for one, checks no signature at all). docker-compose.yml runs real MinIO for users.
 set -euo pipefail
+
+# Sets `bin` to s3s-fs, installing it first when it is missing.
+ensure_s3s_fs() {
+    bin=$(command -v s3s-fs || true)
+    local cargo_bin="${CARGO_HOME:-$HOME/.cargo}/bin/s3s-fs"
+    if [ -z "$bin" ] && [ -x "$cargo_bin" ]; then
+        bin=$cargo_bin
+    fi
+    if [ -z "$bin" ]; then
+        echo "start-s3: s3s-fs is not installed; installing it (cargo install, about 2.5 minutes)" >&2
+        # A tool, not the workspace: built without a workspace rustc wrapper CI may have set (clippy).
+        env -u RUSTC_WORKSPACE_WRAPPER -u CLIPPY_ARGS cargo install s3s-fs --version 0.14.1 --features binary --locked >&2
+        bin=$cargo_bin
+    fi
+}
+
+if [ "${1:-}" = --install ]; then
+    ensure_s3s_fs
+    echo "start-s3: s3s-fs is $bin" >&2
+    exit 0
+fi
 
 port=${1:-9000}
 data_dir=${2:-}
@@ -41,17 +63,7 @@ case "$(status)" in
         ;;
 esac
 
-bin=$(command -v s3s-fs || true)
-cargo_bin="${CARGO_HOME:-$HOME/.cargo}/bin/s3s-fs"
-if [ -z "$bin" ] && [ -x "$cargo_bin" ]; then
-    bin=$cargo_bin
-fi
-if [ -z "$bin" ]; then
-    echo "start-s3: s3s-fs is not installed; installing it (cargo install, about 2.5 minutes)" >&2
-    # A tool, not the workspace: built without a workspace rustc wrapper CI may have set (clippy).
-    env -u RUSTC_WORKSPACE_WRAPPER -u CLIPPY_ARGS cargo install s3s-fs --version 0.14.1 --features binary --locked >&2
-    bin=$cargo_bin
-fi
+ensure_s3s_fs
 
 if [ -z "$data_dir" ]; then
     root=$(mktemp -d "${TMPDIR:-/tmp}/shutterbox-s3.XXXXXX")

@@ -54,20 +54,8 @@ export SHUTTERBOX_TEST_REDIS_URL=redis://127.0.0.1:6379
 export SHUTTERBOX_TEST_S3_DATA_DIR=$work/s3
 echo "PostgreSQL, Redis and s3s-fs ($SHUTTERBOX_TEST_S3_ENDPOINT) are up"
 
-# sharp (libvips) from npm: the reference the corpus tests (pipeline/tests/corpus_*.rs, facts_reference.rs)
-# ask what libvips reads of the corpora; beside it the reference decoders of ThumbHash and BlurHash, and
-# tus-js-client, the TUS client the resumable-upload test drives. Installed once under target/tools.
-sharp_dir=${SHUTTERBOX_SHARP_DIR:-target/tools/sharp}
-node_packages=(sharp@0.35 thumbhash@0.1 blurhash@2 tus-js-client@4)
-for package in "${node_packages[@]}"; do
-  if [[ ! -d $sharp_dir/node_modules/${package%@*} ]]; then
-    echo "== npm install ${node_packages[*]} into $sharp_dir"
-    npm install --silent --no-audit --no-fund --prefix "$sharp_dir" "${node_packages[@]}"
-    break
-  fi
-done
-SHUTTERBOX_SHARP_NODE_MODULES=$(cd "$sharp_dir/node_modules" && pwd)
-export SHUTTERBOX_SHARP_NODE_MODULES
+# sharp (libvips) and the other npm references the tests ask (scripts/lib/services.sh).
+ensure_reference_packages
 
 echo "== tests: unit, backends, end-to-end against the embedded deployment"
 # cluster::, faults:: and migrate_store:: always run distributed (they stop and start services, or copy into

@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # Shared by scripts/test.sh and the other scripts (sourced, not run): the machine's PostgreSQL and Redis,
-# free ports, the oha load generator, and a throwaway embedded server.
+# the tests' npm references, free ports, the oha load generator, and a throwaway embedded server.
 
 # Starts the local PostgreSQL (127.0.0.1:5432) and Redis (127.0.0.1:6379, no persistence) if they are
 # installed but down; fails with a message naming the one that cannot be reached.
@@ -25,6 +25,24 @@ ensure_postgres_and_redis() {
     for _ in $(seq 50); do redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1 && break; sleep 0.2; done
   fi
   redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1 || { echo "Redis is not reachable on 127.0.0.1:6379" >&2; return 1; }
+}
+
+# sharp (libvips) from npm: the reference the corpus tests (pipeline/tests/corpus_*.rs, facts_reference.rs)
+# ask what libvips reads of the corpora; beside it the reference decoders of ThumbHash and BlurHash, and
+# tus-js-client, the TUS client the resumable-upload test drives. Installed once under target/tools (or
+# $SHUTTERBOX_SHARP_DIR); exports SHUTTERBOX_SHARP_NODE_MODULES, where the tests find them.
+ensure_reference_packages() {
+  local dir=${SHUTTERBOX_SHARP_DIR:-target/tools/sharp} package
+  local packages=(sharp@0.35 thumbhash@0.1 blurhash@2 tus-js-client@4)
+  for package in "${packages[@]}"; do
+    if [[ ! -d $dir/node_modules/${package%@*} ]]; then
+      echo "== npm install ${packages[*]} into $dir"
+      npm install --silent --no-audit --no-fund --prefix "$dir" "${packages[@]}" || return 1
+      break
+    fi
+  done
+  SHUTTERBOX_SHARP_NODE_MODULES=$(cd "$dir/node_modules" && pwd) || return 1
+  export SHUTTERBOX_SHARP_NODE_MODULES
 }
 
 # A TCP port on 127.0.0.1 that was free a moment ago.
