@@ -356,7 +356,17 @@ impl Transform {
             }
             transform.apply(spec, value.trim())?;
         }
+        // A gravity that places no window changes nothing: kept, it would make two transformations that
+        // render the same picture (and share a variant key) unequal.
+        if !transform.places_window() {
+            transform.gravity = Gravity::Center;
+        }
         Ok(transform)
+    }
+
+    /// Whether `gravity` has a window to place: a `cover` crop needs both sides.
+    fn places_window(&self) -> bool {
+        self.fit == Fit::Cover && self.width.is_some() && self.height.is_some()
     }
 
     fn apply(&mut self, spec: &ParamSpec, value: &str) -> Result<(), ParamError> {
@@ -436,7 +446,7 @@ impl Transform {
         }
         // Only where it places a window (a `cover` crop needs both sides), and only when not the default,
         // so every key made before `gravity` existed stays what it was.
-        if self.gravity != Gravity::Center && self.fit == Fit::Cover && self.width.is_some() && self.height.is_some() {
+        if self.gravity != Gravity::Center && self.places_window() {
             let _ = write!(out, "&gravity={}", self.gravity.canonical());
         }
         out
@@ -645,6 +655,13 @@ mod tests {
         assert_eq!(key("w=10&h=10&gravity=center"), key("w=10&h=10"));
         assert_eq!(key("w=10&h=10&gravity=centre"), key("w=10&h=10"));
         assert_eq!(key("w=10&gravity=north"), key("w=10"));
+        // And the transformation is the same one: parsing drops a gravity that places no window.
+        for query in ["w=10", "h=10", "w=10&h=10&fit=contain", "fit=cover", ""] {
+            for gravity in ["north", "fp:0,0.3", "attention", "focus"] {
+                let with = parse(&format!("{query}&gravity={gravity}")).unwrap();
+                assert_eq!(with, parse(query).unwrap(), "{query}&gravity={gravity}");
+            }
+        }
         assert_eq!(key("w=10&h=10&fit=contain&gravity=north"), key("w=10&h=10&fit=contain"));
         assert!(key("w=10&h=10&gravity=north").ends_with("&gravity=north"));
         assert_eq!(key("w=10&h=10&gravity=fp:0.50,0.2"), key("w=10&h=10&gravity=fp:0.5,0.20001"));

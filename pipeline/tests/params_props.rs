@@ -382,7 +382,12 @@ fn transform() -> impl Strategy<Value = Transform> {
                     border,
                     crop,
                     still,
-                    gravity,
+                    // As the parser yields it: a gravity only where it places a window.
+                    gravity: if fit == Fit::Cover && width.is_some() && height.is_some() {
+                        gravity
+                    } else {
+                        Gravity::Center
+                    },
                 }
             },
         )
