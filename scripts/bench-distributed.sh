@@ -22,7 +22,7 @@
 #    - embedded: one `shutterbox serve` (SQLite and objects in a temporary data dir, in-process queue with
 #      its default 2 job workers);
 #    - distributed: API node A `shutterbox serve --workers 0` (started first; the `default` account's secret
-#      key is read from its stdout, a line starting with `sbx_`), then API node B (same command) and one
+#      key is read from its data directory's bootstrap-key), then API node B (same command) and one
 #      `shutterbox worker --concurrency 2` (/healthz and /metrics on SHUTTERBOX_WORKER_LISTEN), all on
 #      PostgreSQL + Redis + s3s-fs, with SHUTTERBOX_PUBLIC_URL = node A's URL.
 #    Every process gets a free port on 127.0.0.1, SHUTTERBOX_RATE_LIMIT=1000000/60s (so the limiter never
@@ -258,11 +258,11 @@ wait_healthy() {
   die "$name does not answer at $url/healthz after 60 s: $(tail -n 20 "$work/$name/stderr")"
 }
 
-# read_key NAME: the secret key the first start printed (a line starting with sbx_).
+# read_key DATA_DIR: the secret key the first start wrote to DATA_DIR/bootstrap-key (its output is no terminal).
 read_key() {
   local key
-  key=$(grep -m1 '^sbx_' "$work/$1/stdout" || true)
-  [[ -n $key ]] || die "$1 printed no secret key on its first start ($(cat "$work/$1/stdout"))"
+  key=$(grep -m1 '^sbx_' "$1/bootstrap-key" 2>/dev/null || true)
+  [[ -n $key ]] || die "the first start wrote no secret key to $1/bootstrap-key"
   echo "$key"
 }
 
@@ -380,7 +380,7 @@ proc_env=(SHUTTERBOX_DATA_DIR="$work/embedded-data" SHUTTERBOX_LISTEN="127.0.0.1
 start_proc serve serve
 emb_url=http://127.0.0.1:$port
 wait_healthy serve "$emb_url" "$last_pid"
-emb_key=$(read_key serve)
+emb_key=$(read_key "$work/embedded-data")
 bench embedded "$emb_key" "$emb_url" "$emb_url"
 stop_processes
 keep_logs embedded serve
@@ -405,7 +405,7 @@ common=(SHUTTERBOX_DATA_DIR="$work/dist-data"
 proc_env=("${common[@]}" SHUTTERBOX_LISTEN="127.0.0.1:$port_a")
 start_proc node-a serve --workers 0
 wait_healthy node-a "$url_a" "$last_pid"
-dist_key=$(read_key node-a)
+dist_key=$(read_key "$work/dist-data")
 proc_env=("${common[@]}" SHUTTERBOX_LISTEN="127.0.0.1:$port_b")
 start_proc node-b serve --workers 0
 pid_b=$last_pid

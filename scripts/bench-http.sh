@@ -164,9 +164,9 @@ start_server() {
     sleep 0.1
   done
   srv_url=$(sed 's/\x1b\[[0-9;]*m//g' "$dir/stderr" | grep -o 'url=http://[0-9.]*:[0-9]*' | head -1 | cut -d= -f2)
-  srv_key=$(grep -o 'sbx_[0-9a-f]*' "$dir/stdout" | head -1)
+  srv_key=$(grep -o 'sbx_[0-9a-f]*' "$dir/data/bootstrap-key" 2>/dev/null | head -1)
   [[ -n $srv_url ]] || die "could not read the server's address from $dir/stderr"
-  [[ -n $srv_key ]] || die "the first start printed no secret key ($dir/stdout)"
+  [[ -n $srv_key ]] || die "the first start wrote no secret key to $dir/data/bootstrap-key"
   curl -fsS "$srv_url/healthz" >/dev/null || die "$srv_url/healthz does not answer"
   log "server $1: pid $srv_pid at $srv_url"
 }

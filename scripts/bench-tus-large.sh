@@ -49,7 +49,7 @@ SHUTTERBOX_DATA_DIR=$work/data SHUTTERBOX_LISTEN=127.0.0.1:$port \
   "$bin" serve >"$work/server.stdout" 2>"$work/server.stderr" &
 server_pid=$!
 for _ in $(seq 100); do curl -fsS "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break; sleep 0.2; done
-key=$(grep '^sbx_' "$work/server.stdout")
+key=$(grep '^sbx_' "$work/data/bootstrap-key")
 
 truncate -s "${size_gib}G" "$work/large.bin"
 report=$(NODE_PATH=$modules node scripts/tus-large.cjs "http://127.0.0.1:$port/v1/uploads/tus" "$key" \

@@ -9,7 +9,7 @@ use shutterbox_api::{
     Settings, UrlSigningKeys,
     keys::{self, MintedKey},
     rate_limit::InProcessLimiter,
-    server,
+    server::{self, ConnectionLimits},
 };
 use shutterbox_metadata::MetadataStore;
 use shutterbox_model::{AccountName, Scope};
@@ -66,6 +66,39 @@ pub struct Application {
     job_drain: Duration,
     sweep: SweepSchedule,
     bootstrap_key: Option<MintedKey>,
+    connections: ConnectionLimits,
+}
+
+/// Descriptors kept free of the connection cap: the database pool, the store's files, Redis, logs.
+const DESCRIPTORS_KEPT: u64 = 256;
+
+/// Raises this process's soft open-files limit to its hard limit (1,024 under most service managers, where
+/// running out of descriptors stalls every request, `/healthz` too), and gives the connection cap that fits
+/// under it: `wanted`, or less, leaving `DESCRIPTORS_KEPT` for everything else.
+fn connection_cap(wanted: usize) -> usize {
+    let mut limit = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    // SAFETY: getrlimit/setrlimit only read and write the struct passed.
+    let soft = unsafe {
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) != 0 {
+            return wanted;
+        }
+        if limit.rlim_cur < limit.rlim_max {
+            let raised = libc::rlimit { rlim_cur: limit.rlim_max, rlim_max: limit.rlim_max };
+            if libc::setrlimit(libc::RLIMIT_NOFILE, &raised) == 0 {
+                limit.rlim_cur = limit.rlim_max;
+            }
+        }
+        limit.rlim_cur
+    };
+    let room = usize::try_from(soft.saturating_sub(DESCRIPTORS_KEPT).max(16)).unwrap_or(usize::MAX);
+    if room < wanted {
+        tracing::warn!(
+            open_files = soft,
+            max_connections = room,
+            "the open-files limit leaves room for fewer connections than SHUTTERBOX_MAX_CONNECTIONS"
+        );
+    }
+    wanted.min(room)
 }
 
 impl Application {
@@ -106,6 +139,8 @@ impl Application {
                 .unwrap_or_else(|_| HeaderValue::from_static("public, max-age=0")),
             access: DeliveryAccess { signing, presets: config.presets.clone(), presets_only: config.presets_only },
             cache_bytes: config.cache_bytes,
+            max_json_bytes: config.connections.max_json_bytes,
+            max_warm_items: config.max_warm_items,
         };
         let cores = std::thread::available_parallelism().map_or(2, usize::from);
         let concurrency = if config.render_concurrency == 0 { cores } else { config.render_concurrency };
@@ -151,6 +186,10 @@ impl Application {
             job_drain: Duration::from_secs(config.backend.job_drain_secs),
             sweep: SweepSchedule::of(&config.backend),
             bootstrap_key,
+            connections: ConnectionLimits {
+                max_connections: connection_cap(config.connections.max_connections),
+                ..config.connections.limits()
+            },
         })
     }
 
@@ -202,7 +241,7 @@ impl Application {
             shutdown.await;
             let _ = stop_jobs.send(true);
         };
-        let served = server::serve(self.listener, app, shutdown, SHUTDOWN_GRACE).await;
+        let served = server::serve(self.listener, app, self.connections, shutdown, SHUTDOWN_GRACE).await;
         let _ = stop.send(true);
         if let Some(workers) = workers {
             let _ = workers.await;
@@ -258,5 +297,5 @@ async fn bootstrap(metadata: &dyn MetadataStore) -> Result<Option<MintedKey>, St
     }
     let account = AccountName::parse("default")
         .map_err(|e| StartError::Metadata(shutterbox_metadata::MetadataError::Corrupt(e.to_string())))?;
-    Ok(Some(keys::mint(metadata, &account, Scope::Secret).await?))
+    Ok(Some(keys::mint(metadata, &account, Scope::Secret, None).await?))
 }

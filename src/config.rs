@@ -1,10 +1,10 @@
 //! Configuration, from flags or `SHUTTERBOX_*` environment variables (clap). With nothing set, the service
 //! runs on the embedded backends under `./data` and listens on 127.0.0.1:8080.
 
-use std::path::PathBuf;
+use std::{path::PathBuf, time::Duration};
 
 use poem::http::HeaderName;
-use shutterbox_api::{Presets, RateLimitSpec};
+use shutterbox_api::{DEFAULT_MAX_JSON_BYTES, Presets, RateLimitSpec, server::ConnectionLimits};
 use shutterbox_pipeline::RenderOptions;
 use shutterbox_variants::StoreBounds;
 
@@ -161,6 +161,18 @@ pub struct RenderLimits {
     #[arg(long, env = "SHUTTERBOX_MAX_ANIMATION_PIXELS", default_value_t = shutterbox_pipeline::DEFAULT_MAX_ANIMATION_PIXELS,
           value_parser = clap::value_parser!(u64).range(1..))]
     pub max_animation_pixels: u64,
+
+    /// Largest original rendered, in bytes, checked against its record before it is read (more → 400
+    /// naming it; the original is still served as stored).
+    #[arg(long, env = "SHUTTERBOX_MAX_SOURCE_BYTES", default_value_t = shutterbox_pipeline::DEFAULT_MAX_SOURCE_BYTES,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_source_bytes: u64,
+
+    /// Seconds one render may take; a render past them stops at its next frame and is answered 400 naming
+    /// it (an animation too costly to render in time).
+    #[arg(long, env = "SHUTTERBOX_RENDER_TIMEOUT_SECS", default_value_t = shutterbox_pipeline::DEFAULT_RENDER_TIMEOUT_SECS,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub render_timeout_secs: u64,
 }
 
 impl Default for RenderLimits {
@@ -171,6 +183,8 @@ impl Default for RenderLimits {
             max_output_pixels: options.max_output_pixels,
             max_source_frames: options.max_frames,
             max_animation_pixels: options.max_animation_pixels,
+            max_source_bytes: options.max_source_bytes,
+            render_timeout_secs: options.render_timeout_secs,
         }
     }
 }
@@ -182,7 +196,58 @@ impl RenderLimits {
             max_output_pixels: self.max_output_pixels,
             max_frames: self.max_source_frames,
             max_animation_pixels: self.max_animation_pixels,
+            max_source_bytes: self.max_source_bytes,
+            render_timeout_secs: self.render_timeout_secs,
             ..RenderOptions::default()
+        }
+    }
+}
+
+/// What one client can hold of a server: connections, their idle time, a stalled body, a JSON body's size
+/// (SECURITY.md, "Bounds").
+#[derive(Debug, Clone, Copy, clap::Args)]
+pub struct ConnectionConfig {
+    /// Connections open at once; past it a connection is answered 503 and closed. Lowered at start to what
+    /// the process's open-files limit leaves room for.
+    #[arg(long, env = "SHUTTERBOX_MAX_CONNECTIONS", default_value_t = ConnectionLimits::DEFAULT_MAX_CONNECTIONS,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    pub max_connections: usize,
+
+    /// Seconds a connection may go without a request: from its accept to its first request's headers, and
+    /// between requests; then it is closed.
+    #[arg(long, env = "SHUTTERBOX_IDLE_TIMEOUT_SECS", default_value_t = ConnectionLimits::DEFAULT_IDLE_SECS,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub idle_timeout_secs: u64,
+
+    /// Seconds in which a request body must end or send at least 16 KiB (again in every such window), else
+    /// the request fails with 408: a body sent a byte now and then holds nothing for long.
+    #[arg(long, env = "SHUTTERBOX_BODY_TIMEOUT_SECS", default_value_t = ConnectionLimits::DEFAULT_BODY_STALL_SECS,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub body_timeout_secs: u64,
+
+    /// Largest JSON request body, in bytes; a larger one is answered 413 before it is read.
+    #[arg(long, env = "SHUTTERBOX_MAX_JSON_BYTES", default_value_t = DEFAULT_MAX_JSON_BYTES,
+          value_parser = clap::value_parser!(u64).range(2..))]
+    pub max_json_bytes: u64,
+}
+
+impl Default for ConnectionConfig {
+    fn default() -> Self {
+        Self {
+            max_connections: ConnectionLimits::DEFAULT_MAX_CONNECTIONS,
+            idle_timeout_secs: ConnectionLimits::DEFAULT_IDLE_SECS,
+            body_timeout_secs: ConnectionLimits::DEFAULT_BODY_STALL_SECS,
+            max_json_bytes: DEFAULT_MAX_JSON_BYTES,
+        }
+    }
+}
+
+impl ConnectionConfig {
+    pub fn limits(&self) -> ConnectionLimits {
+        ConnectionLimits {
+            max_connections: self.max_connections,
+            idle: Duration::from_secs(self.idle_timeout_secs),
+            body_stall: Duration::from_secs(self.body_timeout_secs),
         }
     }
 }
@@ -241,6 +306,15 @@ pub struct Config {
 
     #[command(flatten)]
     pub limits: RenderLimits,
+
+    #[command(flatten)]
+    pub connections: ConnectionConfig,
+
+    /// Warming items one account may have queued at once, over all its batches; a batch that would pass it
+    /// is answered 429 with Retry-After.
+    #[arg(long, env = "SHUTTERBOX_MAX_WARM_ITEMS", default_value_t = shutterbox_api::DEFAULT_MAX_WARM_ITEMS,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_warm_items: u64,
 
     /// Background job workers run inside this process (0 for an API-only node).
     #[arg(long, env = "SHUTTERBOX_WORKERS", default_value_t = 2)]
@@ -303,6 +377,8 @@ impl Config {
             cache_max_age_secs: 86400,
             cache_bytes: 256 * 1024 * 1024,
             limits: RenderLimits::default(),
+            connections: ConnectionConfig::default(),
+            max_warm_items: shutterbox_api::DEFAULT_MAX_WARM_ITEMS,
             workers: 2,
             render_concurrency: 0,
             render_queue: 32,

@@ -70,6 +70,23 @@ enum KeysCommand {
         /// secret (everything), upload (presign, confirm, list, get) or read (list, get).
         #[arg(long, default_value = "secret")]
         scope: Scope,
+        /// Days the key is valid for; without it, until revoked.
+        #[arg(long, value_parser = clap::value_parser!(u64).range(1..=keys::MAX_EXPIRY_DAYS))]
+        expires_in_days: Option<u64>,
+        #[command(flatten)]
+        backend: BackendConfig,
+    },
+    /// List keys (never their secrets): id, account, scope, prefix, created, expires, state.
+    List {
+        /// Only this account's keys.
+        #[arg(long)]
+        account: Option<String>,
+        #[command(flatten)]
+        backend: BackendConfig,
+    },
+    /// Revoke a key by its id (from `keys list`): every node refuses it from its next request.
+    Revoke {
+        id: String,
         #[command(flatten)]
         backend: BackendConfig,
     },
@@ -147,14 +164,7 @@ async fn run(command: Command) -> Result<(), String> {
         Command::Upload(args) => upload::run(args).await,
         Command::Warm(args) => warm::run(args).await,
         Command::Sign(args) => sign::run(args),
-        Command::Keys { command: KeysCommand::Create { account, scope, backend } } => {
-            let account = AccountName::parse(&account).map_err(|e| e.to_string())?;
-            let metadata = open_metadata(&backend).await.map_err(|e| e.to_string())?;
-            let key = keys::mint(metadata.as_ref(), &account, scope).await.map_err(|e| e.to_string())?;
-            println!("Created a {} key for account '{}'. It is shown only once:", key.scope, key.account);
-            println!("{}", key.secret.expose());
-            Ok(())
-        }
+        Command::Keys { command } => keys_command(command).await,
         Command::Openapi => {
             println!("{}", shutterbox_api::openapi::spec_json());
             Ok(())
@@ -169,18 +179,117 @@ async fn run(command: Command) -> Result<(), String> {
     }
 }
 
+async fn keys_command(command: KeysCommand) -> Result<(), String> {
+    match command {
+        KeysCommand::Create { account, scope, expires_in_days, backend } => {
+            let account = AccountName::parse(&account).map_err(|e| e.to_string())?;
+            let metadata = open_metadata(&backend).await.map_err(|e| e.to_string())?;
+            let key =
+                keys::mint(metadata.as_ref(), &account, scope, expires_in_days).await.map_err(|e| e.to_string())?;
+            let until =
+                key.expires_at_ms.map_or_else(|| "until revoked".to_owned(), |at| format!("until {}", iso_date(at)));
+            println!(
+                "Created {} key {} for account '{}', valid {until}. It is shown only once:",
+                key.scope, key.id, key.account
+            );
+            println!("{}", key.secret.expose());
+            Ok(())
+        }
+        KeysCommand::List { account, backend } => {
+            let metadata = open_metadata(&backend).await.map_err(|e| e.to_string())?;
+            let account_id = match account {
+                Some(name) => {
+                    let name = AccountName::parse(&name).map_err(|e| e.to_string())?;
+                    let all = metadata.list_keys(None).await.map_err(|e| e.to_string())?;
+                    let keys: Vec<_> = all.into_iter().filter(|k| k.account_name == name.as_str()).collect();
+                    print_keys(&keys);
+                    return Ok(());
+                }
+                None => None,
+            };
+            print_keys(&metadata.list_keys(account_id).await.map_err(|e| e.to_string())?);
+            Ok(())
+        }
+        KeysCommand::Revoke { id, backend } => {
+            let metadata = open_metadata(&backend).await.map_err(|e| e.to_string())?;
+            if keys::revoke(metadata.as_ref(), None, &id).await.map_err(|e| e.to_string())? {
+                println!("Revoked key {id}.");
+                Ok(())
+            } else {
+                Err(format!("no key {id} to revoke (unknown, or revoked already)"))
+            }
+        }
+    }
+}
+
+fn print_keys(list: &[shutterbox_metadata::KeyInfo]) {
+    let now = shutterbox_model::clock::now_ms();
+    println!(
+        "{:<36}  {:<20}  {:<7}  {:<12}  {:<24}  {:<24}  state",
+        "id", "account", "scope", "prefix", "created", "expires"
+    );
+    for key in list {
+        let expires = key.expires_at_ms.map_or_else(|| "-".to_owned(), iso_date);
+        println!(
+            "{:<36}  {:<20}  {:<7}  {:<12}  {:<24}  {:<24}  {}",
+            key.id,
+            key.account_name,
+            key.scope.as_str(),
+            key.prefix,
+            iso_date(key.created_at_ms),
+            expires,
+            keys::state(key, now)
+        );
+    }
+}
+
+/// A Unix time in milliseconds as an ISO 8601 instant.
+fn iso_date(ms: i64) -> String {
+    shutterbox_model::display::iso_millis(ms)
+}
+
 async fn serve(config: Config) -> Result<(), String> {
+    let data_dir = config.backend.data_dir.clone();
     let app = Application::build(config).await.map_err(|e| e.to_string())?;
     if let Some(key) = app.bootstrap_key() {
-        println!(
-            "First start: created account '{}' with a {} API key. It is shown only this once; keep it safe:",
-            key.account, key.scope
-        );
-        println!("{}", key.secret.expose());
+        show_bootstrap_key(key, &data_dir)?;
     }
     let url = app.public_url();
     tracing::info!(url = %url, "shutterbox is serving; API at {url}/v1, docs at {url}/v1/docs, console at {url}/console/");
     app.run_until(shutdown_signal()).await.map_err(|e| e.to_string())
+}
+
+/// The first start's secret key goes where only the operator reads it: to a terminal, or else (a service
+/// manager's log, a container's output, which others may read) into `<data dir>/bootstrap-key`, readable by
+/// this user alone, whose path is printed instead.
+fn show_bootstrap_key(key: &keys::MintedKey, data_dir: &std::path::Path) -> Result<(), String> {
+    use std::io::IsTerminal;
+    let what = format!("First start: created account '{}' with a {} API key", key.account, key.scope);
+    if std::io::stdout().is_terminal() {
+        println!("{what}. It is shown only this once; keep it safe:");
+        println!("{}", key.secret.expose());
+        return Ok(());
+    }
+    let path = data_dir.join(BOOTSTRAP_KEY_FILE);
+    write_private(&path, format!("{}\n", key.secret.expose()).as_bytes())
+        .map_err(|e| format!("could not write the first key to {}: {e}", path.display()))?;
+    println!("{what}, written to {} (readable by this user only). Keep it safe, then delete the file.", path.display());
+    Ok(())
+}
+
+/// Where the first start writes its key when standard output is not a terminal.
+const BOOTSTRAP_KEY_FILE: &str = "bootstrap-key";
+
+/// Writes `bytes` to a new file at `path` that only this user may read or write (mode 0600 from its
+/// creation, so it is never readable by others, even for a moment).
+fn write_private(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::{io::Write, os::unix::fs::OpenOptionsExt};
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let mut file = std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(path)?;
+    file.write_all(bytes)?;
+    file.sync_all()
 }
 
 async fn worker(config: WorkerConfig) -> Result<(), String> {

@@ -6,7 +6,11 @@
 use std::{io, net::SocketAddr, sync::Arc, time::Duration};
 
 use poem::{EndpointExt, Route, handler, web::Data};
-use shutterbox_api::{job_metrics, live, server, store_metrics};
+use shutterbox_api::{
+    job_metrics, live,
+    server::{self, ConnectionLimits},
+    store_metrics,
+};
 use shutterbox_queue::{JobQueue, JobStats};
 use shutterbox_variants::{RenderPool, Variants};
 use shutterbox_worker::{Sweeper, Worker};
@@ -122,7 +126,8 @@ impl WorkerProcess {
             shutdown.await;
             let _ = stop.send(true);
         };
-        let served = server::serve(self.listener, probes, shutdown, Duration::from_secs(5)).await;
+        let served =
+            server::serve(self.listener, probes, ConnectionLimits::default(), shutdown, Duration::from_secs(5)).await;
         let _ = jobs.await;
         let _ = sweeper.await;
         served

@@ -11,9 +11,9 @@ use poem_openapi::{
     ApiExtractor, ApiExtractorType, ExtractParamOptions, SecurityScheme, auth::ApiKey, registry::Registry,
 };
 use shutterbox_metadata::KeyRecord;
-use shutterbox_model::{AccountId, KeyHash, Operation, Scope};
+use shutterbox_model::{AccountId, KeyHash, Operation, Scope, clock::now_ms};
 
-use crate::{error::ApiError, rate_limit::RateLimitSlot, state::AppState};
+use crate::{error::ApiError, rate_limit::RateLimitSlot, state::AppState, throttle::AddressBucket};
 
 /// `Authorization: ApiKey <key>`.
 #[derive(SecurityScheme)]
@@ -76,7 +76,7 @@ fn presented_key(req: &Request) -> Result<Option<&str>, ApiError> {
 
 async fn authenticate(req: &Request, state: &AppState) -> Result<Option<KeyRecord>, ApiError> {
     match presented_key(req)? {
-        Some(key) => Ok(state.metadata.find_key(&KeyHash::of(key)).await?),
+        Some(key) => Ok(state.metadata.find_key(&KeyHash::of(key), now_ms()).await?),
         None => Err(ApiError::unauthorized("missing API key: send 'Authorization: ApiKey <key>' or 'ApiKey: <key>'")),
     }
 }
@@ -115,7 +115,8 @@ pub async fn caller(req: &Request, state: &AppState) -> Result<Caller, ApiError>
     let bucket = match &outcome {
         Ok(Some(key)) => format!("key:{}", key.key_id),
         _ => match req.remote_addr().as_socket_addr() {
-            Some(addr) => format!("addr:{}", addr.ip()),
+            // An IPv6 client holds a /64 at least: its addresses share one count.
+            Some(addr) => format!("addr:{}", AddressBucket::of(addr.ip())),
             None => format!("addr:{}", req.remote_addr()),
         },
     };

@@ -173,6 +173,8 @@ const ERROR_STATUSES: &[(u16, &str)] = &[
     (401, "Missing or invalid API key."),
     (403, "The key's scope does not allow this operation."),
     (404, "No such resource in this account."),
+    (408, "The request body arrived too slowly (SHUTTERBOX_BODY_TIMEOUT_SECS)."),
+    (413, "The request body is larger than the service reads (SHUTTERBOX_MAX_JSON_BYTES)."),
     (429, "Rate limit exceeded; see Retry-After."),
     (500, "Internal server error."),
     (503, "A backing service is temporarily unavailable; see Retry-After."),
@@ -220,6 +222,11 @@ mod tests {
             PipelineError::TooManyFrames { max_frames: 1000 },
             PipelineError::CropOutside { crop, width: 8, height: 8 },
             PipelineError::OutputTooLarge { format: OutputFormat::Webp, width: 20_000, height: 10, max_side: 16_383 },
+            PipelineError::SourceTooLarge { bytes: 1 << 30, max_bytes: 256 << 20 },
+            PipelineError::TooManyScans { max_scans: 500 },
+            PipelineError::DeadlineExceeded { secs: 30 },
+            PipelineError::OutputTooLargeBytes { max_bytes: 64 << 20 },
+            PipelineError::MetadataTooLarge { what: "ICC profile", limit: 4 << 20 },
         ];
         for error in by_the_request {
             let message = error.to_string();

@@ -33,7 +33,7 @@ pub use delivery::{DeliveryAccess, KeysError, Presets, UrlSigningKeys};
 pub use health::{job_metrics, live, store_metrics};
 pub use http::server;
 pub use rate_limit::{RateLimitSpec, RateLimiter};
-pub use state::{DeletionBroadcast, Settings};
+pub use state::{DEFAULT_MAX_JSON_BYTES, DEFAULT_MAX_WARM_ITEMS, DeletionBroadcast, Settings};
 pub use throttle::{ClientAddresses, ColdRenderThrottle};
 
 use crate::{

@@ -21,14 +21,14 @@ use shutterbox_pipeline::{Fit, Format, ImageType};
 
 use crate::{
     http::table::Route,
-    manage::{FilesApi, FoldersApi, KeyApi, TransformApi, UploadApi, WarmApi},
+    manage::{FilesApi, FoldersApi, KeyApi, KeysApi, TransformApi, UploadApi, WarmApi},
 };
 
-pub type Apis = (UploadApi, FilesApi, FoldersApi, TransformApi, WarmApi, KeyApi);
+pub type Apis = (UploadApi, FilesApi, FoldersApi, TransformApi, WarmApi, KeyApi, KeysApi);
 
 pub fn service() -> OpenApiService<Apis, ()> {
     OpenApiService::new(
-        (UploadApi, FilesApi, FoldersApi, TransformApi, WarmApi, KeyApi),
+        (UploadApi, FilesApi, FoldersApi, TransformApi, WarmApi, KeyApi, KeysApi),
         "Shutterbox",
         env!("CARGO_PKG_VERSION"),
     )
@@ -111,7 +111,7 @@ fn constrain_transformations(document: &mut Value) {
     properties["fit"]["enum"] = json!(Fit::names());
     properties["format"]["enum"] = json!(Format::names());
     // serde's deny_unknown_fields, which poem-openapi's schema does not show.
-    for schema in ["TransformRequest", "WarmRequest", "FilePatch"] {
+    for schema in ["TransformRequest", "WarmRequest", "FilePatch", "CreateKeyRequest"] {
         document["components"]["schemas"][schema]["additionalProperties"] = json!(false);
     }
 }
@@ -195,6 +195,8 @@ fn error_example(status: u16, rate_limited: bool) -> Value {
     let message = match status {
         400 => "w must be an integer from 1 to 5000 (got '0')",
         401 => "missing API key: send 'Authorization: ApiKey <key>' or 'ApiKey: <key>'",
+        408 => "the request body sent less than 16384 bytes in 30 s",
+        413 => "the request body is larger than 1048576 bytes",
         403 if rate_limited => "this key's scope 'read' does not allow this operation",
         // The public routes: signed URLs.
         403 => "this URL asks for a transformation and carries no signature (sig); sign it with a current key",

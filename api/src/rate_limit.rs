@@ -108,30 +108,47 @@ pub trait RateLimiter: Send + Sync + 'static {
 /// Fixed windows aligned to multiples of the window length, counted in memory.
 pub struct InProcessLimiter {
     spec: RateLimitSpec,
-    windows: Mutex<HashMap<String, (u64, u64)>>,
+    windows: Mutex<Windows>,
 }
 
-/// Above this many tracked buckets, finished windows are dropped.
-const PRUNE_ABOVE: usize = 10_000;
+/// The counts of the current window, by bucket.
+#[derive(Default)]
+struct Windows {
+    start: u64,
+    counts: HashMap<String, u64>,
+}
+
+/// The most buckets counted in one window (~100 bytes each); past it, new buckets share one count
+/// (`OVERFLOW`), so a spray of addresses can neither grow the map nor escape the limit.
+const MAX_BUCKETS: usize = 100_000;
+const OVERFLOW: &str = "overflow";
 
 impl InProcessLimiter {
     pub fn new(spec: RateLimitSpec) -> Self {
-        Self { spec, windows: Mutex::new(HashMap::new()) }
+        Self { spec, windows: Mutex::new(Windows::default()) }
     }
 
     /// The verdict on one more request of `bucket` at Unix second `now`.
     pub fn check_at(&self, bucket: &str, now: u64) -> RateDecision {
         let window_start = self.spec.window_start(now);
         let mut windows = self.windows.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        if windows.len() > PRUNE_ABOVE {
-            windows.retain(|_, (start, _)| *start == window_start);
+        // Every count belongs to the current window: a new window starts them all again, at once.
+        if windows.start != window_start {
+            windows.start = window_start;
+            windows.counts.clear();
         }
-        let entry = windows.entry(bucket.to_owned()).or_insert((window_start, 0));
-        if entry.0 != window_start {
-            *entry = (window_start, 0);
-        }
-        entry.1 = entry.1.saturating_add(1);
-        self.spec.decide(entry.1, now)
+        let full = windows.counts.len() >= MAX_BUCKETS && !windows.counts.contains_key(bucket);
+        let bucket = if full { OVERFLOW } else { bucket };
+        let count = windows.counts.entry(bucket.to_owned()).or_insert(0);
+        *count = count.saturating_add(1);
+        let count = *count;
+        self.spec.decide(count, now)
+    }
+
+    /// Buckets counted in the current window (tests).
+    #[cfg(test)]
+    fn buckets(&self) -> usize {
+        self.windows.lock().map_or(0, |w| w.counts.len())
     }
 }
 
@@ -159,6 +176,21 @@ impl RateLimitSlot {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_spray_of_buckets_is_held_to_the_cap_and_limited_together() {
+        let limiter = InProcessLimiter::new("5/60s".parse().unwrap());
+        let now = 6_000;
+        for n in 0..MAX_BUCKETS + 50 {
+            limiter.check_at(&format!("addr:{n}"), now);
+        }
+        assert_eq!(limiter.buckets(), MAX_BUCKETS + 1, "the cap, and the one shared count");
+        assert!(!limiter.check_at("addr:new", now).allowed, "past the cap new buckets share a spent count");
+        assert!(limiter.check_at("addr:0", now).allowed, "a bucket counted before keeps its own count");
+        // The next window forgets them all.
+        assert!(limiter.check_at("addr:new", now + 60).allowed);
+        assert_eq!(limiter.buckets(), 1);
+    }
 
     #[test]
     fn specs_parse() {

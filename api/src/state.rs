@@ -48,7 +48,18 @@ pub struct Settings {
     pub access: DeliveryAccess,
     /// `SHUTTERBOX_CACHE_BYTES`, the variant memory: the hot responses take a quarter of it.
     pub cache_bytes: u64,
+    /// `SHUTTERBOX_MAX_JSON_BYTES`: the largest JSON request body read.
+    pub max_json_bytes: u64,
+    /// `SHUTTERBOX_MAX_WARM_ITEMS`: warming items one account may have queued at once.
+    pub max_warm_items: u64,
 }
+
+/// The default of `SHUTTERBOX_MAX_JSON_BYTES`: a warming batch of 10,000 file ids is ~400 KB.
+pub const DEFAULT_MAX_JSON_BYTES: u64 = 1024 * 1024;
+
+/// The default of `SHUTTERBOX_MAX_WARM_ITEMS`: a batch's own maximum, so a second full batch waits for the
+/// first.
+pub const DEFAULT_MAX_WARM_ITEMS: u64 = 100_000;
 
 #[derive(Clone)]
 pub struct AppState {

@@ -14,7 +14,7 @@ use poem::{
 use shutterbox_model::PendingId;
 use shutterbox_storage::{PresignedQuery, UploadRejection};
 
-use crate::{error::ApiError, state::AppState};
+use crate::{error::ApiError, http::server::body_stalled, state::AppState};
 
 #[handler]
 pub async fn put(req: &Request, body: Body, state: Data<&Arc<AppState>>) -> Result<Response, ApiError> {
@@ -52,6 +52,9 @@ fn rejection_error(rejection: UploadRejection) -> ApiError {
         UploadRejection::Malformed(_) => ApiError::bad_request(rejection.to_string()),
         UploadRejection::BadSignature | UploadRejection::Expired => ApiError::forbidden(rejection.to_string()),
         UploadRejection::TooLarge { .. } => ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, rejection.to_string()),
+        UploadRejection::Storage(e) if body_stalled(&e).is_some() => {
+            ApiError::new(StatusCode::REQUEST_TIMEOUT, e.to_string())
+        }
         UploadRejection::Storage(e) => ApiError::internal(e),
     }
 }

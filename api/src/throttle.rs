@@ -138,28 +138,40 @@ impl ColdRenderThrottle {
     /// The budget of the client that sent `req`.
     pub fn budget(&self, req: &Request) -> AddressBudget<'_> {
         let peer = req.remote_addr().as_socket_addr().map(std::net::SocketAddr::ip);
-        AddressBudget { throttle: self, address: self.addresses.of(req.headers(), peer).map(AddressBucket::of) }
+        AddressBudget { throttle: Some(self), address: self.addresses.of(req.headers(), peer).map(AddressBucket::of) }
     }
 }
 
 /// One request's client's budget; the limiter is asked only when a render is about to start.
 pub struct AddressBudget<'a> {
-    throttle: &'a ColdRenderThrottle,
+    /// None when the operator set no budget: every render may start.
+    throttle: Option<&'a ColdRenderThrottle>,
     address: Option<AddressBucket>,
+}
+
+impl AddressBudget<'_> {
+    /// The budget of a request to `throttle`, or none when there is no throttle.
+    pub fn of<'a>(throttle: Option<&'a ColdRenderThrottle>, req: &Request) -> AddressBudget<'a> {
+        match throttle {
+            Some(throttle) => throttle.budget(req),
+            None => AddressBudget { throttle: None, address: None },
+        }
+    }
 }
 
 #[async_trait]
 impl RenderBudget for AddressBudget<'_> {
     async fn spend(&self) -> Result<(), Throttled> {
+        let Some(throttle) = self.throttle else { return Ok(()) };
         let bucket = match self.address {
             Some(address) => format!("cold-render:{address}"),
             None => "cold-render:unknown".to_owned(),
         };
-        let decision = self.throttle.limiter.check(&bucket).await;
+        let decision = throttle.limiter.check(&bucket).await;
         if decision.allowed {
             return Ok(());
         }
-        self.throttle.refused.fetch_add(1, Ordering::Relaxed);
+        throttle.refused.fetch_add(1, Ordering::Relaxed);
         Err(Throttled { retry_after_secs: decision.retry_after() })
     }
 }

@@ -8,14 +8,13 @@ mod sql;
 
 use async_trait::async_trait;
 use shutterbox_model::{
-    AccountId, AccountName, BatchId, FileId, FocalPoint, ImageFacts, KeyHash, PendingId, PixelSummary, Scope,
-    VariantDigest,
+    AccountId, AccountName, BatchId, FileId, FocalPoint, ImageFacts, KeyHash, PendingId, PixelSummary, VariantDigest,
 };
 
 pub use records::{
     Account, ConfirmOutcome, DeletedFile, FileListing, FileRecord, FileSort, FileSortKey, FolderRecord, FolderScope,
-    KeyRecord, NewFile, PendingUpload, PieceRecord, Resumable, VariantRecord, VariantRoom, WarmBatch, WarmFailure,
-    WarmItemState, WarmProgress,
+    KeyInfo, KeyRecord, NewFile, NewKey, PendingUpload, PieceRecord, Resumable, VariantRecord, VariantRoom, WarmBatch,
+    WarmFailure, WarmItemState, WarmProgress,
 };
 pub use sql::{
     SqlMetadata,
@@ -76,17 +75,18 @@ pub trait MetadataStore: Send + Sync + 'static {
     /// The account with this id.
     async fn account(&self, id: &AccountId) -> Result<Option<Account>>;
 
-    async fn create_key(
-        &self,
-        account: &Account,
-        hash: &KeyHash,
-        prefix: &str,
-        scope: Scope,
-        now_ms: i64,
-    ) -> Result<()>;
+    /// Records a new key of `account`; returns its id.
+    async fn create_key(&self, account: &Account, key: &NewKey<'_>, now_ms: i64) -> Result<String>;
 
-    /// The key with this hash, with its account.
-    async fn find_key(&self, hash: &KeyHash) -> Result<Option<KeyRecord>>;
+    /// The key with this hash, with its account, unless it is revoked or expired as of `now_ms`.
+    async fn find_key(&self, hash: &KeyHash, now_ms: i64) -> Result<Option<KeyRecord>>;
+
+    /// The keys of an account (of every account with `None`), newest first, revoked and expired ones too.
+    async fn list_keys(&self, account_id: Option<&AccountId>) -> Result<Vec<KeyInfo>>;
+
+    /// Revokes key `key_id` (of `account_id` only, when given); `false` when there is no such key or it was
+    /// revoked already.
+    async fn revoke_key(&self, account_id: Option<&AccountId>, key_id: &str, now_ms: i64) -> Result<bool>;
 
     async fn create_pending(&self, pending: &PendingUpload) -> Result<()>;
 
@@ -208,6 +208,13 @@ pub trait MetadataStore: Send + Sync + 'static {
         offset: u64,
         limit: u64,
     ) -> Result<(Vec<WarmFailure>, u64)>;
+
+    /// The items of the account's batches still queued (what a new batch is weighed against).
+    async fn outstanding_warm_items(&self, account_id: &AccountId) -> Result<u64>;
+
+    /// Removes the batches created before `created_before_ms`, finished or not, with their items; returns
+    /// how many.
+    async fn expire_warm_batches(&self, created_before_ms: i64) -> Result<u64>;
 
     /// A batch of the account and its progress; `None` for an unknown batch or another account's.
     async fn warm_progress(&self, account_id: &AccountId, batch_id: &BatchId) -> Result<Option<WarmProgress>>;

@@ -1,7 +1,7 @@
 //! The records the metadata store reads and writes.
 
 use shutterbox_model::{
-    AccountId, AccountName, Assembly, BatchId, FileId, FileKind, FileName, FocalPoint, FolderPath, ImageFacts,
+    AccountId, AccountName, Assembly, BatchId, FileId, FileKind, FileName, FocalPoint, FolderPath, ImageFacts, KeyHash,
     MediaType, ObjectKey, PendingId, PixelSummary, Scope, StoredPath, VariantDigest,
 };
 
@@ -18,6 +18,27 @@ pub struct KeyRecord {
     pub account_id: AccountId,
     pub account_name: String,
     pub scope: Scope,
+}
+
+/// A key to record: its hash (never the secret), its shown prefix, scope and expiry.
+#[derive(Debug, Clone, Copy)]
+pub struct NewKey<'a> {
+    pub hash: &'a KeyHash,
+    pub prefix: &'a str,
+    pub scope: Scope,
+    pub expires_at_ms: Option<i64>,
+}
+
+/// What is known of a key, for listing it: never its secret or its hash.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyInfo {
+    pub id: String,
+    pub account_name: String,
+    pub prefix: String,
+    pub scope: Scope,
+    pub created_at_ms: i64,
+    pub expires_at_ms: Option<i64>,
+    pub revoked_at_ms: Option<i64>,
 }
 
 /// A presigned upload awaiting its bytes and confirmation.

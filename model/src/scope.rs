@@ -22,12 +22,14 @@ pub enum Operation {
     Update,
     TransformUrl,
     Warm,
+    /// Listing, creating and revoking the account's keys.
+    ManageKeys,
 }
 
 impl Operation {
-    pub const ALL: [Operation; 8] = {
+    pub const ALL: [Operation; 9] = {
         use Operation::*;
-        [Presign, Confirm, List, Get, Delete, Update, TransformUrl, Warm]
+        [Presign, Confirm, List, Get, Delete, Update, TransformUrl, Warm, ManageKeys]
     };
 
     /// Its name where the API lists what a key may do (`GET /v1/key`).
@@ -41,6 +43,7 @@ impl Operation {
             Operation::Update => "update",
             Operation::TransformUrl => "transformUrl",
             Operation::Warm => "warm",
+            Operation::ManageKeys => "manageKeys",
         }
     }
 }

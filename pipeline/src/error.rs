@@ -16,8 +16,9 @@ pub enum PipelineError {
     #[error("the image has more than {max_frames} frames, the most allowed")]
     TooManyFrames { max_frames: u32 },
     #[error(
-        "the animation is {frames} frames of {width}x{height} pixels, more than the {max_pixels} pixels over all \
-         frames one render may decode; ask for anim=false to render its first frame"
+        "the animation is {frames} frames of {width}x{height} pixels (the larger of its source and output \
+         frames), more than the {max_pixels} pixels over all frames one render may decode and encode; ask for a \
+         smaller w or h, or anim=false to render its first frame"
     )]
     AnimationTooLarge { width: u32, height: u32, frames: u64, max_pixels: u64 },
     #[error(
@@ -33,6 +34,19 @@ pub enum PipelineError {
         format.display_name()
     )]
     OutputTooLarge { format: OutputFormat, width: u32, height: u32, max_side: u32 },
+    #[error("the file is {bytes} bytes, more than the {max_bytes} bytes a render reads")]
+    SourceTooLarge { bytes: u64, max_bytes: u64 },
+    #[error("the image has more than {max_scans} scans, the most decoded")]
+    TooManyScans { max_scans: usize },
+    #[error(
+        "the render took longer than the {secs} s one render may take; ask for a smaller output, or anim=false \
+         for an animation"
+    )]
+    DeadlineExceeded { secs: u64 },
+    #[error("the animation would be more than {max_bytes} bytes; ask for a smaller w or h, or anim=false")]
+    OutputTooLargeBytes { max_bytes: u64 },
+    #[error("the image's {what} is larger than {limit} bytes, the most read")]
+    MetadataTooLarge { what: &'static str, limit: u64 },
     #[error("internal pipeline fault: {0}")]
     Internal(String),
 }

@@ -45,6 +45,7 @@ pub mod placeholder;
 mod plan;
 mod planar;
 mod png8;
+mod png_ancillary;
 pub mod render;
 #[cfg(feature = "samples")]
 pub mod samples;
@@ -65,7 +66,10 @@ pub use facts::{read_facts, summarize};
 pub use geometry::{Padding, Rect, ResizePlan, Size, plan_resize};
 pub use gravity::{FOCAL_UNITS, FocalPoint, Gravity, Interest};
 pub use image_type::{IMAGE_TYPES, ImageType, ImageTypeInfo};
-pub use options::{DEFAULT_MAX_ANIMATION_PIXELS, DEFAULT_MAX_FRAMES, RenderOptions};
+pub use options::{
+    DEFAULT_MAX_ANIMATION_PIXELS, DEFAULT_MAX_FRAMES, DEFAULT_MAX_SOURCE_BYTES, DEFAULT_RENDER_TIMEOUT_SECS,
+    RenderOptions, check_source_bytes,
+};
 pub use params::{Border, Crop, Fit, Format, PARAMS, ParamError, ParamKind, ParamSpec, Quality, Transform};
 pub use placeholder::{PLACEHOLDER_SIZE, PlaceholderKind, placeholder_png};
 pub use plan::{Target, choose_auto_quality, output_size, shrink_on_load};

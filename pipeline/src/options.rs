@@ -1,7 +1,38 @@
 //! `RenderOptions`: the limits and resources one render works within, and the checks made against them
 //! before any pixel memory is allocated.
 
+use std::time::{Duration, Instant};
+
 use crate::PipelineError;
+
+/// The largest original a render reads (`RenderOptions::max_source_bytes`, `SHUTTERBOX_MAX_SOURCE_BYTES`):
+/// a 50-megapixel picture is well under it in any format but uncompressed 16-bit TIFF.
+pub const DEFAULT_MAX_SOURCE_BYTES: u64 = 256 << 20;
+
+/// How long one render may take (`SHUTTERBOX_RENDER_TIMEOUT_SECS`).
+pub const DEFAULT_RENDER_TIMEOUT_SECS: u64 = 30;
+
+/// When a render must have finished: checked between its steps and its frames, so a render past it stops
+/// there with `PipelineError::DeadlineExceeded` instead of holding its thread.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Deadline {
+    at: Instant,
+    secs: u64,
+}
+
+impl Deadline {
+    /// `secs` from now.
+    pub(crate) fn after(secs: u64) -> Self {
+        Self { at: Instant::now() + Duration::from_secs(secs), secs }
+    }
+
+    pub(crate) fn check(&self) -> Result<(), PipelineError> {
+        if Instant::now() >= self.at {
+            return Err(PipelineError::DeadlineExceeded { secs: self.secs });
+        }
+        Ok(())
+    }
+}
 
 /// More frames than any real animation has (ten minutes at 16 frames a second).
 pub const DEFAULT_MAX_FRAMES: u32 = 10_000;
@@ -23,6 +54,11 @@ pub struct RenderOptions {
     /// checked against the headers before the first frame is decoded. A still render of an animation
     /// (`anim=false`, or an output format that holds one frame) decodes one frame and is not counted.
     pub max_animation_pixels: u64,
+    /// Largest source read, in bytes, checked before it is read (a file of a few pixels followed by a
+    /// gigabyte of anything is refused, not read whole).
+    pub max_source_bytes: u64,
+    /// Seconds one render may take, from its start; past them it stops at its next frame or step.
+    pub render_timeout_secs: u64,
     /// Whether this render may use a second core (a 4:2:0 JPEG's split entropy decoding, its chroma
     /// resized beside the luma). Worth it when a core would otherwise idle; when every core has a render
     /// of its own, the split's coordination and speculative decoding are work taken from those renders.
@@ -36,9 +72,19 @@ impl Default for RenderOptions {
             max_output_pixels: 50_000_000,
             max_frames: DEFAULT_MAX_FRAMES,
             max_animation_pixels: DEFAULT_MAX_ANIMATION_PIXELS,
+            max_source_bytes: DEFAULT_MAX_SOURCE_BYTES,
+            render_timeout_secs: DEFAULT_RENDER_TIMEOUT_SECS,
             parallel: true,
         }
     }
+}
+
+/// `SourceTooLarge` when a source of `len` bytes is over `max_bytes`.
+pub fn check_source_bytes(len: u64, max_bytes: u64) -> Result<(), PipelineError> {
+    if len > max_bytes {
+        return Err(PipelineError::SourceTooLarge { bytes: len, max_bytes });
+    }
+    Ok(())
 }
 
 /// `TooManyPixels` when a `width × height` source is over `max_pixels`; a `Decode` error when it has none.

@@ -109,11 +109,15 @@ impl RenderPlan {
         };
         let animated = probe.frames > 1 && !transform.still && matches!(output, OutputFormat::Gif | OutputFormat::Webp);
         if animated {
-            let pixels = u64::from(probe.stored.width) * u64::from(probe.stored.height) * probe.frames;
+            // Every frame is decoded at the source's size and encoded at the output's: the larger of the
+            // two, times the frames, is the render's work (a 16×16 GIF asked at 2000×2000 is the output's).
+            let frame = [probe.stored, size].into_iter().max_by_key(|s| u64::from(s.width) * u64::from(s.height));
+            let frame = frame.unwrap_or(size);
+            let pixels = u64::from(frame.width) * u64::from(frame.height) * probe.frames;
             if pixels > options.max_animation_pixels {
                 return Err(PipelineError::AnimationTooLarge {
-                    width: probe.stored.width,
-                    height: probe.stored.height,
+                    width: frame.width,
+                    height: frame.height,
                     frames: probe.frames,
                     max_pixels: options.max_animation_pixels,
                 });

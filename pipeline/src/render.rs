@@ -23,10 +23,11 @@ pub fn render(
     target: Target,
     options: RenderOptions,
 ) -> Result<Rendered, PipelineError> {
+    let deadline = crate::options::Deadline::after(options.render_timeout_secs);
     let probe = Probe::read(source, &options)?;
     let plan = RenderPlan::new(&probe, transform, target, &options)?;
     if plan.animated {
-        return crate::animation::render(source, &probe, &plan, &options);
+        return crate::animation::render(source, &probe, &plan, &options, deadline);
     }
     match plan.path {
         RenderPath::Planar => {

@@ -164,6 +164,7 @@ impl Probe {
     /// Reads `bytes`' headers, refusing within `options`' limits what is not a supported image, has more
     /// pixels than allowed, or more frames.
     pub fn read(bytes: &[u8], options: &RenderOptions) -> Result<Self, PipelineError> {
+        crate::options::check_source_bytes(bytes.len() as u64, options.max_source_bytes)?;
         let mut probe = Self::headers(bytes, options)?;
         probe.colour =
             crate::colour::embedded_profile(bytes, probe.format, options.max_pixels).and_then(|icc| ToSrgb::new(&icc));
@@ -173,8 +174,11 @@ impl Probe {
     /// `read` without the colour profile.
     pub fn headers(bytes: &[u8], options: &RenderOptions) -> Result<Self, PipelineError> {
         let format = SourceFormat::detect(bytes).ok_or(PipelineError::UnsupportedFormat)?;
-        if format == SourceFormat::Avif {
-            crate::isobmff::check_boxes(bytes).map_err(PipelineError::decode)?;
+        match format {
+            SourceFormat::Avif => crate::isobmff::check_boxes(bytes).map_err(PipelineError::decode)?,
+            SourceFormat::Png => crate::png_ancillary::check(bytes)?,
+            SourceFormat::Jpeg => check_scans(bytes)?,
+            _ => {}
         }
         let frames = count_frames(bytes, format, options.max_frames)?;
         if frames > u64::from(options.max_frames) {
@@ -227,6 +231,21 @@ impl Probe {
     }
 }
 
+/// The most scans a JPEG may have: a progressive JPEG has about ten; each scan is another pass over every
+/// coefficient, so a file that repeats one 20,000 times costs minutes to decode.
+pub(crate) const MAX_JPEG_SCANS: usize = 500;
+
+/// Refuses a JPEG with more than `MAX_JPEG_SCANS` start-of-scan markers. In entropy-coded data a 0xFF is
+/// always followed by 0x00 or a restart marker, so every `FF DA` in the file is a scan's start (an EXIF
+/// thumbnail's scans count too, which only errs on the safe side).
+fn check_scans(bytes: &[u8]) -> Result<(), PipelineError> {
+    let scans = memchr::memmem::find_iter(bytes, &[0xFF, 0xDA]).take(MAX_JPEG_SCANS + 1).count();
+    if scans > MAX_JPEG_SCANS {
+        return Err(PipelineError::TooManyScans { max_scans: MAX_JPEG_SCANS });
+    }
+    Ok(())
+}
+
 /// A JPEG as libjpeg-turbo reads its header, its orientation from `jpeg_orientation`; `None` for a header
 /// libjpeg-turbo does not read (the `image` crate is asked then).
 fn jpeg_header(bytes: &[u8]) -> Option<Probe> {
@@ -263,8 +282,10 @@ fn gif_header(bytes: &[u8]) -> Result<Probe, PipelineError> {
 /// The `image` crate's reading of a header: size and orientation.
 fn image_header(bytes: &[u8], format: SourceFormat, max_pixels: u64) -> Result<Probe, PipelineError> {
     let image_format = format.image_format().ok_or(PipelineError::UnsupportedFormat)?;
-    let mut decoder = image_reader(bytes, image_format, max_pixels).into_decoder().map_err(PipelineError::decode)?;
+    // Reading headers allocates no pixels: the bound is the headroom alone, whatever the pixel budget.
+    let mut decoder = image_reader(bytes, image_format, 0).into_decoder().map_err(PipelineError::decode)?;
     let (width, height) = decoder.dimensions();
+    check_source_pixels(width, height, max_pixels)?;
     let orientation = match decoder.orientation() {
         Ok(orientation) if orientation != Orientation::NoTransforms => Some(orientation),
         _ => decoder.exif_metadata().ok().flatten().as_deref().and_then(exif_orientation),
@@ -313,6 +334,12 @@ fn avif_header(bytes: &[u8], max_pixels: u64) -> Result<Probe, PipelineError> {
             let meta = avif.primary_item_metadata().map_err(PipelineError::decode)?;
             let coded = Size::new(meta.max_frame_width.get(), meta.max_frame_height.get());
             check_source_pixels(coded.width, coded.height, max_pixels)?;
+            // The alpha item is decoded at its own coded size, whatever the colour item's: a 64×64 picture
+            // with an 8192×8192 alpha plane must be held to the budget too.
+            if let Some(alpha) = avif.alpha_item_metadata().map_err(PipelineError::decode)? {
+                let size = Size::new(alpha.max_frame_width.get(), alpha.max_frame_height.get());
+                check_source_pixels(size.width, size.height, max_pixels)?;
+            }
             (
                 crate::heif::transformed_size(&crate::heif::primary_transforms(bytes), coded)?,
                 meta.bit_depth > 8 || meta.monochrome,

@@ -25,7 +25,13 @@ pub struct InProcessQueue {
     dead: Mutex<Vec<Payload>>,
     /// Dedupe keys of the jobs enqueued and not yet acked or dead-lettered.
     queued: Mutex<HashSet<String>>,
+    /// The most jobs pending at once; past it an enqueue is refused (`QueueError::Full`), so a flood of
+    /// work (warming batches) cannot grow this process's memory without bound.
+    capacity: usize,
 }
+
+/// Jobs the embedded queue holds at most: a few hundred bytes each.
+pub const DEFAULT_CAPACITY: usize = 200_000;
 
 impl Default for InProcessQueue {
     fn default() -> Self {
@@ -37,6 +43,7 @@ impl Default for InProcessQueue {
             pending: Arc::new(AtomicUsize::new(0)),
             dead: Mutex::new(Vec::new()),
             queued: Mutex::new(HashSet::new()),
+            capacity: DEFAULT_CAPACITY,
         }
     }
 }
@@ -44,6 +51,11 @@ impl Default for InProcessQueue {
 impl InProcessQueue {
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// Holds at most `capacity` pending jobs.
+    pub fn with_capacity(capacity: usize) -> Self {
+        Self { capacity, ..Self::default() }
     }
 
     fn send(&self, delivery: Delivery) -> Result<(), QueueError> {
@@ -59,6 +71,9 @@ impl InProcessQueue {
 impl JobQueue for InProcessQueue {
     async fn enqueue(&self, payload: Payload) -> Result<(), QueueError> {
         let key = payload.dedupe_key();
+        if self.pending.load(Ordering::Relaxed) >= self.capacity {
+            return Err(QueueError::Full { capacity: self.capacity });
+        }
         if !self.queued().insert(key.clone()) {
             tracing::debug!(job = ?payload, "an identical job is still waiting; dropped this one");
             return Ok(());

@@ -142,6 +142,8 @@ pub struct Delivery {
 pub enum QueueError {
     #[error("job queue is unavailable: {0}")]
     Unavailable(String),
+    #[error("job queue is full ({capacity} jobs waiting)")]
+    Full { capacity: usize },
 }
 
 /// What became of a job handed back after a failure.

@@ -118,7 +118,7 @@ EOF
 # Starts `<bin> serve` on a free port of 127.0.0.1 with a fresh data directory (the embedded deployment),
 # the caller's environment (e.g. `SHUTTERBOX_RATE_LIMIT=… start_shutterbox …`) and its output in
 # <out dir>/server.stdout and server.stderr, and waits until it answers /healthz. Sets server_pid,
-# server_url and server_key (the secret key of the first start's `default` account). stop_shutterbox ends
+# server_url and server_key (the secret key of the first start's `default` account, from <data>/bootstrap-key). stop_shutterbox ends
 # it and removes its data.
 start_shutterbox() {
   local bin=$1 out=$2 port
@@ -132,7 +132,8 @@ start_shutterbox() {
     curl -fsS "$server_url/healthz" >/dev/null 2>&1 && break
     sleep 0.1
   done
-  server_key=$(grep '^sbx_' "$out/server.stdout" || true)
+  # The first start writes its key to the data directory when its output is not a terminal.
+  server_key=$(grep '^sbx_' "$server_data/bootstrap-key" 2>/dev/null || true)
   if [[ -z $server_key ]]; then
     cat "$out/server.stderr" >&2
     echo "$bin serve did not start" >&2

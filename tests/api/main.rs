@@ -5,6 +5,7 @@
 
 mod access;
 mod animation;
+mod attacks;
 mod auth;
 mod browsing;
 mod cluster;
@@ -16,6 +17,7 @@ mod files;
 mod formats;
 mod health;
 mod helpers;
+mod keys;
 mod limits;
 mod migrate_store;
 mod observability;

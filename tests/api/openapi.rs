@@ -84,13 +84,13 @@ fn every_operation_is_ready_for_generators() {
                 .flat_map(|alt| alt.as_object().unwrap().keys().cloned())
                 .collect();
             assert_eq!(security, ["AuthorizationHeader", "ApiKeyHeader"], "{id}");
-            for status in ["400", "401", "403", "404", "429", "500", "503"] {
+            for status in ["400", "401", "403", "404", "408", "413", "429", "500", "503"] {
                 assert!(responses.contains_key(status), "{id} declares {status}");
             }
             assert!(responses["429"]["headers"]["Retry-After"].is_object(), "{id}: 429 names Retry-After");
         }
     }
-    assert_eq!(operation_ids.len(), 14);
+    assert_eq!(operation_ids.len(), 17);
     public.sort();
     assert_eq!(public, ["deliverFile", "deliverRaw", "getThumbnail"]);
     // The ranges of docs/transformations.md and of `pageSize` (docs/api.md) as schema constraints.

@@ -162,7 +162,8 @@ impl RenderPool {
 
     /// Runs `render` on a render thread, after the renders queued before it of its class and of any higher
     /// class (a background render also waits while the other background renders hold all but one thread). A
-    /// render abandoned by its caller (the future dropped) still runs; its result is discarded.
+    /// render abandoned by its caller (the future dropped) before it started is not run; one already
+    /// running finishes (its deadline bounds it) and its result is discarded.
     pub async fn run<T, F>(&self, priority: Priority, render: F) -> Result<T, PoolError>
     where
         F: FnOnce() -> T + Send + 'static,
@@ -170,6 +171,10 @@ impl RenderPool {
     {
         let (done, result) = oneshot::channel();
         let task: Task = Box::new(move || {
+            // Its caller went away while it waited (a client that hung up): nobody would read it.
+            if done.is_closed() {
+                return;
+            }
             // A panic is the caller's error, not the thread's end.
             let outcome = catch_unwind(AssertUnwindSafe(render)).map_err(|_| PoolError::Panicked);
             let _ = done.send(outcome);

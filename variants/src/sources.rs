@@ -11,6 +11,7 @@ use bytes::Bytes;
 use moka::future::Cache;
 use shutterbox_metadata::FileRecord;
 use shutterbox_model::FileId;
+use shutterbox_pipeline::check_source_bytes;
 use shutterbox_storage::ObjectStore;
 
 use crate::error::VariantError;
@@ -67,7 +68,14 @@ impl RenderSources {
 
     /// `file`'s original: from memory when that is what is kept, else read from `store` (and kept when
     /// nothing is).
-    pub(crate) async fn original(&self, store: &dyn ObjectStore, file: &FileRecord) -> Result<Bytes, VariantError> {
+    /// An original larger than `max_bytes` is refused before it is read.
+    pub(crate) async fn original(
+        &self,
+        store: &dyn ObjectStore,
+        file: &FileRecord,
+        max_bytes: u64,
+    ) -> Result<Bytes, VariantError> {
+        check_source_bytes(file.size, max_bytes).map_err(VariantError::Rejected)?;
         let kept = self.cache.get(&file.id).await;
         if let Some(RenderSource::Original(bytes) | RenderSource::OriginalAlone(bytes)) = kept {
             return Ok(bytes);

@@ -43,6 +43,11 @@ const SHARED_REFUSAL_RETRIES: usize = 4;
 /// Longest wait for someone else's render of a variant before rendering it here.
 const CLAIM_WAIT: Duration = Duration::from_secs(30);
 
+/// Refused renders remembered (`Variants::refused`), and for how long: a damaged 48 MB PNG costs a
+/// third of a second to find damaged again, and every request of its URL or its thumbnail would.
+const REFUSALS_KEPT: u64 = 10_000;
+const REFUSAL_TTL: Duration = Duration::from_secs(600);
+
 /// Bytes of requests' variants that may wait to be stored at once (`StoreBacklog`).
 pub const DEFAULT_STORE_BACKLOG_BYTES: u64 = 64 << 20;
 
@@ -63,6 +68,9 @@ pub struct VariantStats {
 #[derive(Clone)]
 pub struct Variants {
     cache: Cache<VariantKey, Arc<Variant>>,
+    /// Variants whose render the source or the parameters refused (a negative cache keyed like the
+    /// variants): asked again, they are refused at once, without reading the source.
+    refused: moka::sync::Cache<VariantKey, Arc<VariantError>>,
     renderer: Renderer,
     flight: Arc<dyn RenderFlight>,
     admission: RenderAdmission,
@@ -109,6 +117,7 @@ impl Variants {
     ) -> Self {
         Self {
             cache: memory(0),
+            refused: moka::sync::Cache::builder().max_capacity(REFUSALS_KEPT).time_to_live(REFUSAL_TTL).build(),
             renderer: Renderer::new(metadata, store, options, pool),
             flight: Arc::new(LocalFlight::default()),
             admission: RenderAdmission::new(1, 0),
@@ -180,6 +189,9 @@ impl Variants {
             return Ok(hit);
         }
         self.stats.misses.fetch_add(1, Ordering::Relaxed);
+        if let Some(refused) = self.refused.get(&key) {
+            return Err(refused);
+        }
         // Concurrent requests for one key share the first one's load, and so its refusal: a request whose
         // own budget was never asked tries again rather than answer for someone else's.
         for _ in 0..SHARED_REFUSAL_RETRIES {
@@ -188,6 +200,10 @@ impl Variants {
                 self.cache.try_get_with(key.clone(), self.load(key.clone(), file, spec, keep, budget, &asked)).await;
             match loaded {
                 Err(e) if matches!(*e, VariantError::Throttled { .. }) && !asked.load(Ordering::Relaxed) => continue,
+                Err(e) if matches!(*e, VariantError::Rejected(_)) => {
+                    self.refused.insert(key, e.clone());
+                    return Err(e);
+                }
                 other => return other,
             }
         }
@@ -279,7 +295,8 @@ impl Variants {
     /// The facts and pixel summary of image `file` (the description job), read from its original: a
     /// working copy has lost its alpha.
     pub async fn describe(&self, file: &FileRecord) -> Result<(ImageFacts, PixelSummary), VariantError> {
-        let original = self.renderer.sources.original(self.renderer.store.as_ref(), file).await?;
+        let max = self.renderer.options().max_source_bytes;
+        let original = self.renderer.sources.original(self.renderer.store.as_ref(), file, max).await?;
         self.renderer.describe(original).await
     }
 
@@ -289,8 +306,9 @@ impl Variants {
     /// that refuses it) leaves the render to the original, and the next render tries again.
     async fn source(&self, file: &FileRecord, spec: &VariantSpec, priority: Priority) -> Result<Bytes, VariantError> {
         let (sources, store) = (&self.renderer.sources, self.renderer.store.as_ref());
+        let max = self.renderer.options().max_source_bytes;
         if spec.is_working_copy() {
-            return sources.original(store, file).await;
+            return sources.original(store, file, max).await;
         }
         let has_copy = ImageType::from_mime(file.raw_type.as_str()).is_some_and(|t| t.info().working_copy);
         let copy_key = VariantSpec::working_copy().key(&file.id);
@@ -312,7 +330,7 @@ impl Variants {
             sources.keep(&file.id, RenderSource::WorkingCopy(copy.bytes.clone())).await;
             return Ok(copy.bytes);
         }
-        let original = sources.original(store, file).await?;
+        let original = sources.original(store, file, max).await?;
         if !has_copy || !reads_working_copy(&original, self.renderer.options()) {
             // Remembered, so later renders neither look for a copy nor read the headers again.
             sources.keep(&file.id, RenderSource::OriginalAlone(original.clone())).await;

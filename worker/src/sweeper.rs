@@ -28,6 +28,10 @@ use tokio::sync::watch;
 /// Rows handled per query; the sweep repeats until a pass finds fewer.
 const BATCH: u64 = 200;
 
+/// How long a warming batch's progress stays readable (`GET /v1/warm/{batchId}`) after it was created: its
+/// items' rows are then removed, so they cannot pile up.
+pub const WARM_BATCH_TTL: Duration = Duration::from_secs(7 * 24 * 3600);
+
 #[derive(Debug, thiserror::Error)]
 pub enum SweepError {
     #[error(transparent)]
@@ -44,6 +48,7 @@ pub struct SweepReport {
     pub expired_uploads: u64,
     pub orphaned_objects: u64,
     pub evicted_variants: u64,
+    pub expired_warm_batches: u64,
 }
 
 #[derive(Clone)]
@@ -79,6 +84,8 @@ impl Sweeper {
         if let Some(variants) = &self.variants {
             report.evicted_variants = variants.trim().await?;
         }
+        let warm_cutoff = now_ms.saturating_sub(i64::try_from(WARM_BATCH_TTL.as_millis()).unwrap_or(i64::MAX));
+        report.expired_warm_batches = self.metadata.expire_warm_batches(warm_cutoff).await?;
         loop {
             let expired = self.metadata.expired_pending(cutoff, BATCH).await?;
             for pending in &expired {

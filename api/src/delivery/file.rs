@@ -22,7 +22,7 @@ use shutterbox_metadata::FileRecord;
 use shutterbox_model::clock::now_ms;
 use shutterbox_storage::ByteRange;
 
-use shutterbox_variants::{Keep, RenderBudget, Unlimited};
+use shutterbox_variants::Keep;
 
 use super::{access::Grant, query::decode_path, responses::CachedResponse, rules::Rendition};
 use crate::{
@@ -33,6 +33,7 @@ use crate::{
         telemetry::{access_logged, observe_untraced},
     },
     state::AppState,
+    throttle::AddressBudget,
 };
 
 /// The outermost layer: a GET or HEAD whose exact target is a variant response `deliver_file` kept is
@@ -98,13 +99,9 @@ pub async fn deliver_file(req: &Request, state: Data<&Arc<AppState>>) -> Result<
     }
     // Presets are the operator's own variants: kept in preference to ad-hoc ones.
     let keep = if query.grant == Grant::Preset { Keep::Pinned } else { Keep::Cached };
-    let address_budget = state.cold_renders.as_ref().map(|throttle| throttle.budget(req));
-    let budget: &dyn RenderBudget = match &address_budget {
-        Some(budget) => budget,
-        None => &Unlimited,
-    };
+    let budget = AddressBudget::of(state.cold_renders.as_deref(), req);
     let started = Instant::now();
-    let variant = state.variants.get(file, &spec, keep, budget).await.map_err(|e| ApiError::from(&*e))?;
+    let variant = state.variants.get(file, &spec, keep, &budget).await.map_err(|e| ApiError::from(&*e))?;
     // How long the variant took (a render, or a read of the stored one), for a browser's developer tools
     // and the console's builder; an answer repeated from memory skips this path and has no such header.
     let server_timing = format!("variant;dur={:.1}", started.elapsed().as_secs_f64() * 1000.0);

@@ -17,13 +17,13 @@ use shutterbox_jobs::Job;
 use shutterbox_metadata::FileRecord;
 use shutterbox_model::FileId;
 use shutterbox_pipeline::{ImageType, OutputFormat, PlaceholderKind, Target, Transform, placeholder_png};
-use shutterbox_variants::{Keep, Unlimited, VariantSpec};
+use shutterbox_variants::{Keep, VariantSpec};
 
 use super::{
     file::{etag_matches, method_not_allowed, not_modified, variant_response},
     responses::CachedResponse,
 };
-use crate::{error::ApiError, state::AppState};
+use crate::{error::ApiError, state::AppState, throttle::AddressBudget};
 
 /// The preset, as a delivery query.
 pub const PRESET_QUERY: &str = "w=256&h=256&fit=cover&q=80&anim=false";
@@ -71,8 +71,10 @@ pub async fn thumbnail(
         if etag_matches(req, etag.to_str().unwrap_or_default()) {
             return Ok(not_modified(&state, &etag));
         }
-        // Not under the cold-render throttle: one thumbnail per file, rendered by confirm's job anyway.
-        match state.variants.get(&file, &spec, Keep::Pinned, &Unlimited).await.map_err(|e| ApiError::from(&*e)) {
+        // Under the cold-render throttle as any delivery: usually confirm's job has stored it, which spends
+        // nothing, but a thumbnail that fails to render (and is asked again) must not be a free render.
+        let budget = AddressBudget::of(state.cold_renders.as_deref(), req);
+        match state.variants.get(&file, &spec, Keep::Pinned, &budget).await.map_err(|e| ApiError::from(&*e)) {
             Ok(variant) => CachedResponse {
                 file_id: file.id.clone(),
                 etag,

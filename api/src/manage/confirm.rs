@@ -113,6 +113,7 @@ pub async fn confirm(
 
     // Each attempt copies to a key of its own; the database decides which attempt created the file.
     let file_id = FileId::mint();
+    let attempt = file_id.clone();
     let file_key = ObjectKey::original(&file_id);
     // Noted before the copy: should this process die before the record exists, the sweep removes the
     // copy (worker/src/sweeper.rs). Racing attempts that lose leave theirs to the sweep as well.
@@ -155,7 +156,14 @@ pub async fn confirm(
             already_confirmed(state, account_id, &file_id).await
         }
         Err(e) => {
-            state.discard(&file_key).await;
+            // A COMMIT whose answer was lost may have committed: the pending row says which attempt created
+            // the file. This one's object is removed only when it surely did not; unsure, it stays noted for
+            // the sweep, which removes it only if no record refers to it.
+            match confirmed_meanwhile(state, &pending.id).await {
+                Ok(Some(created)) if created == attempt => return already_confirmed(state, account_id, &created).await,
+                Ok(_) => state.discard(&file_key).await,
+                Err(again) => tracing::warn!(error = %again, "could not tell whether a failed confirm committed"),
+            }
             Err(e.into())
         }
     }

@@ -164,7 +164,7 @@ impl Example for KeyInfo {
         Self {
             account: "default".into(),
             scope: "secret".into(),
-            allows: ["presign", "confirm", "list", "get", "delete", "update", "transformUrl", "warm"]
+            allows: ["presign", "confirm", "list", "get", "delete", "update", "transformUrl", "warm", "manageKeys"]
                 .map(String::from)
                 .to_vec(),
             delivery: DeliveryRules::example(),
@@ -235,5 +235,40 @@ impl Example for WarmItemFailure {
 impl Example for ErrorBody {
     fn example() -> Self {
         Self { message: "no file with this id".into(), status: 404, headers: BTreeMap::new() }
+    }
+}
+
+impl Example for super::keys::ApiKeyInfo {
+    fn example() -> Self {
+        Self {
+            id: "0193a5f2-7c1e-7d40-9b1a-3f5e2d8c4b10".into(),
+            prefix: "sbx_3f9a1c".into(),
+            scope: "upload".into(),
+            created_at: "2026-11-30T09:12:44.120Z".into(),
+            expires_at: Some("2026-12-30T09:12:44.120Z".into()),
+            revoked_at: None,
+            state: "active".into(),
+        }
+    }
+}
+
+impl Example for super::keys::ApiKeyList {
+    fn example() -> Self {
+        Self { keys: vec![super::keys::ApiKeyInfo::example()] }
+    }
+}
+
+impl Example for super::keys::CreateKeyRequest {
+    fn example() -> Self {
+        Self { scope: "upload".into(), expires_in_days: Some(30) }
+    }
+}
+
+impl Example for super::keys::CreatedKey {
+    fn example() -> Self {
+        Self {
+            key: "sbx_3f9a1c5e0b7d2a4f6c8e1b3d5f7a9c0e2b4d6f8a1c3e5b7d9f0a2c4e6b8d0f1a3".into(),
+            info: super::keys::ApiKeyInfo::example(),
+        }
     }
 }

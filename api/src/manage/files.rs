@@ -213,7 +213,7 @@ impl FilesApi {
     ) -> Result<Json<FileEnvelope>, ApiError> {
         caller.require(Operation::Update)?;
         let id = FileId::new(id.0);
-        let file = match body.0.focus {
+        let file = match body.read().await?.focus {
             MaybeUndefined::Undefined => state.metadata.file(&caller.account_id, &id).await?,
             MaybeUndefined::Null => state.metadata.set_focus(&caller.account_id, &id, None, now_ms()).await?,
             MaybeUndefined::Value(Focus { x, y }) => {

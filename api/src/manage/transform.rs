@@ -168,7 +168,7 @@ impl TransformApi {
         body: JsonBody<TransformRequest>,
     ) -> Result<Json<TransformUrl>, ApiError> {
         caller.require(Operation::TransformUrl)?;
-        let request = body.0;
+        let request = body.read().await?;
         let pairs: Vec<(String, String)> =
             request.pairs()?.into_iter().map(|(name, value)| (name.to_owned(), value)).collect();
         let access = &state.settings.access;

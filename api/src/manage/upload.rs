@@ -93,7 +93,7 @@ impl UploadApi {
         body: JsonBody<PresignRequest>,
     ) -> Result<Json<PendingUploadObject>, ApiError> {
         caller.require(Operation::Presign)?;
-        let body = body.0;
+        let body = body.read().await?;
         let settings = &state.settings;
         let upload = UploadRequest::check(
             &body.filename,
@@ -136,12 +136,13 @@ impl UploadApi {
         body: JsonBody<ConfirmRequest>,
     ) -> Result<Json<ConfirmResponse>, ApiError> {
         caller.require(Operation::Confirm)?;
+        let request = body.read().await?;
         let now = now_ms();
         let confirmed = confirm(
             &state,
             &caller.account_id,
             &caller.account_name,
-            &PendingId::new(body.0.pending_upload_id.as_str()),
+            &PendingId::new(request.pending_upload_id.as_str()),
             now,
         )
         .await?;

@@ -207,7 +207,7 @@ impl WarmApi {
         body: JsonBody<WarmRequest>,
     ) -> Result<WarmCreated, ApiError> {
         caller.require(Operation::Warm)?;
-        let request = body.0;
+        let request = body.read().await?;
         let planned = plan(&state.settings.access, &request.transformations)?;
         let files = files_to_warm(&state, &caller, request.file_ids).await?;
         if files.len().saturating_mul(planned.len()) > MAX_ITEMS {
@@ -216,6 +216,22 @@ impl WarmApi {
             )));
         }
 
+        // A flood of batches waits for its own: the account's queued items are weighed first.
+        let allowed = state.settings.max_warm_items;
+        let outstanding = state.metadata.outstanding_warm_items(&caller.account_id).await?;
+        let asked = (files.len() as u64).saturating_mul(planned.len() as u64);
+        if outstanding.saturating_add(asked) > allowed {
+            return Err(ApiError {
+                retry_after: Some(60),
+                ..ApiError::new(
+                    poem::http::StatusCode::TOO_MANY_REQUESTS,
+                    format!(
+                        "this account has {outstanding} warming items still queued; {asked} more would pass the \
+                         {allowed} it may have queued at once, so wait for its batches to finish"
+                    ),
+                )
+            });
+        }
         let items: Vec<(&FileRecord, &Planned)> =
             files.iter().flat_map(|file| planned.iter().map(move |p| (file, p))).collect();
         let batch = WarmBatch {

@@ -16,7 +16,7 @@ use async_trait::async_trait;
 use rand::Rng;
 use shutterbox_model::{
     AccountId, AccountName, BatchId, FileId, FileKind, FocalPoint, ImageFacts, KeyHash, MediaType, ObjectKey,
-    PendingId, PixelSummary, Rgb, Scope, StoredPath, VariantDigest,
+    PendingId, PixelSummary, Rgb, StoredPath, VariantDigest,
 };
 use sqlx::{
     AnyPool, Row,
@@ -25,9 +25,9 @@ use sqlx::{
 };
 
 use crate::{
-    Account, ConfirmOutcome, DeletedFile, FileListing, FileRecord, FolderRecord, KeyRecord, MetadataError,
-    MetadataStore, NewFile, PendingUpload, PieceRecord, Result, Resumable, VariantRecord, VariantRoom, WarmBatch,
-    WarmFailure, WarmItemState, WarmProgress,
+    Account, ConfirmOutcome, DeletedFile, FileListing, FileRecord, FolderRecord, KeyInfo, KeyRecord, MetadataError,
+    MetadataStore, NewFile, NewKey, PendingUpload, PieceRecord, Result, Resumable, VariantRecord, VariantRoom,
+    WarmBatch, WarmFailure, WarmItemState, WarmProgress,
 };
 
 /// Migrations are compiled in, so the binary needs no files beside it.
@@ -42,6 +42,8 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
     (8, "resumable_uploads", include_str!("../../../migrations/0008_resumable_uploads.sql")),
     (9, "warm_failures", include_str!("../../../migrations/0009_warm_failures.sql")),
     (10, "browsing", include_str!("../../../migrations/0010_browsing.sql")),
+    (11, "warm_bounds", include_str!("../../../migrations/0011_warm_bounds.sql")),
+    (12, "key_lifecycle", include_str!("../../../migrations/0012_key_lifecycle.sql")),
 ];
 
 /// Warming items inserted per statement (3 parameters each, well under SQLite's 32,766).
@@ -293,19 +295,20 @@ impl MetadataStore for SqlMetadata {
         accounts::account(self, id.as_str()).await
     }
 
-    async fn create_key(
-        &self,
-        account: &Account,
-        hash: &KeyHash,
-        prefix: &str,
-        scope: Scope,
-        now_ms: i64,
-    ) -> Result<()> {
-        accounts::create_key(self, account, hash, prefix, scope, now_ms).await
+    async fn create_key(&self, account: &Account, key: &NewKey<'_>, now_ms: i64) -> Result<String> {
+        accounts::create_key(self, account, key, now_ms).await
     }
 
-    async fn find_key(&self, hash: &KeyHash) -> Result<Option<KeyRecord>> {
-        accounts::find_key(self, hash).await
+    async fn find_key(&self, hash: &KeyHash, now_ms: i64) -> Result<Option<KeyRecord>> {
+        accounts::find_key(self, hash, now_ms).await
+    }
+
+    async fn list_keys(&self, account_id: Option<&AccountId>) -> Result<Vec<KeyInfo>> {
+        accounts::list_keys(self, account_id.map(AccountId::as_str)).await
+    }
+
+    async fn revoke_key(&self, account_id: Option<&AccountId>, key_id: &str, now_ms: i64) -> Result<bool> {
+        accounts::revoke_key(self, account_id.map(AccountId::as_str), key_id, now_ms).await
     }
 
     async fn create_pending(&self, p: &PendingUpload) -> Result<()> {
@@ -447,6 +450,14 @@ impl MetadataStore for SqlMetadata {
         limit: u64,
     ) -> Result<(Vec<WarmFailure>, u64)> {
         warm::warm_failures(self, account_id.as_str(), batch_id.as_str(), offset, limit).await
+    }
+
+    async fn outstanding_warm_items(&self, account_id: &AccountId) -> Result<u64> {
+        warm::outstanding_warm_items(self, account_id.as_str()).await
+    }
+
+    async fn expire_warm_batches(&self, created_before_ms: i64) -> Result<u64> {
+        warm::expire_warm_batches(self, created_before_ms).await
     }
 
     async fn warm_progress(&self, account_id: &AccountId, batch_id: &BatchId) -> Result<Option<WarmProgress>> {

@@ -70,6 +70,8 @@ impl Table {
                     ("prefix", Text),
                     ("scope", Text),
                     ("created_at", Int),
+                    ("expires_at", Int),
+                    ("revoked_at", Int),
                 ],
                 order: &["id"],
                 key_len: 1,
@@ -495,7 +497,9 @@ mod tests {
         let dest = SqlMetadata::open_sqlite(&dir.path().join("dest.db")).await.unwrap();
         for (i, name) in ["alpha", "beta", "gamma"].into_iter().enumerate() {
             let account = source.ensure_account(&AccountName::parse(name).unwrap(), i as i64).await.unwrap();
-            source.create_key(&account, &KeyHash::of(name), "sbx_", Scope::Read, 7).await.unwrap();
+            let hash = KeyHash::of(name);
+            let key = crate::NewKey { hash: &hash, prefix: "sbx_", scope: Scope::Read, expires_at_ms: None };
+            source.create_key(&account, &key, 7).await.unwrap();
         }
         let source = SqlMetadata::open_sqlite_read_only(&dir.path().join("source.db")).await.unwrap();
         let mut added = 0;
@@ -513,7 +517,7 @@ mod tests {
             }
         }
         assert_eq!(added, 6);
-        let key = dest.find_key(&KeyHash::of("beta")).await.unwrap().unwrap();
+        let key = dest.find_key(&KeyHash::of("beta"), 8).await.unwrap().unwrap();
         assert_eq!(key.account_name, "beta");
         assert_eq!(key.scope, Scope::Read);
     }

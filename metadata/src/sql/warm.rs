@@ -54,6 +54,33 @@ pub(super) async fn finish_warm_item(
     Ok(changed == 1)
 }
 
+pub(super) async fn outstanding_warm_items(db: &SqlMetadata, account_id: &str) -> Result<u64> {
+    let row = sqlx::query(
+        "SELECT COUNT(*) AS n FROM warm_items WHERE state = 'queued' \
+         AND batch_id IN (SELECT id FROM warm_batches WHERE account_id = $1)",
+    )
+    .bind(account_id)
+    .fetch_one(&db.pool)
+    .await?;
+    count(&row, "n")
+}
+
+pub(super) async fn expire_warm_batches(db: &SqlMetadata, created_before_ms: i64) -> Result<u64> {
+    let mut tx = db.pool.begin().await?;
+    // Items first: SQLite enforces the cascade only with its foreign-key pragma on.
+    sqlx::query("DELETE FROM warm_items WHERE batch_id IN (SELECT id FROM warm_batches WHERE created_at < $1)")
+        .bind(created_before_ms)
+        .execute(&mut *tx)
+        .await?;
+    let removed = sqlx::query("DELETE FROM warm_batches WHERE created_at < $1")
+        .bind(created_before_ms)
+        .execute(&mut *tx)
+        .await?
+        .rows_affected();
+    tx.commit().await?;
+    Ok(removed)
+}
+
 pub(super) async fn warm_progress(db: &SqlMetadata, account_id: &str, batch_id: &str) -> Result<Option<WarmProgress>> {
     if !findable(batch_id) {
         return Ok(None);

@@ -39,6 +39,10 @@ impl GifAnimation {
         self.encoder.write_frame(&frame).map_err(PipelineError::internal)
     }
 
+    pub(super) fn encoded_len(&self) -> usize {
+        self.encoder.get_ref().len()
+    }
+
     pub(super) fn finish(self) -> Result<Vec<u8>, PipelineError> {
         self.encoder.into_inner().map_err(PipelineError::internal)
     }

@@ -17,7 +17,7 @@ use crate::{
     PipelineError,
     encode::{OutputFormat, Rendered, check_size},
     geometry::Size,
-    options::RenderOptions,
+    options::{Deadline, RenderOptions},
     plan::RenderPlan,
     source::Probe,
     steps,
@@ -27,12 +27,16 @@ use crate::{
 /// `num_plays`; a GIF's as libvips and browsers read it: its NETSCAPE repeat count plus one, 1 without one).
 pub(crate) type Loops = u16;
 
+/// The largest animation written: encoders hold the whole output, and the variant caches and stores it.
+pub(crate) const MAX_ANIMATION_BYTES: usize = 64 << 20;
+
 /// Renders every frame of an animated `source` as `plan` says, into an animated GIF or WebP.
 pub(crate) fn render(
     source: &[u8],
     probe: &Probe,
     plan: &RenderPlan,
     options: &RenderOptions,
+    deadline: Deadline,
 ) -> Result<Rendered, PipelineError> {
     check_size(plan.output, plan.size.width, plan.size.height)?;
     let (frames, loops) = decode::frames(source, probe.format, options.max_pixels)?;
@@ -45,12 +49,16 @@ pub(crate) fn render(
             Err(_) if encoder.is_some() => break,
             Err(e) => return Err(e),
         };
+        deadline.check()?;
         let image = steps::run_pinning(&mut steps, DynamicImage::ImageRgba8(frame.pixels))?;
         let encoder = match &mut encoder {
             Some(encoder) => encoder,
             None => encoder.insert(Encoder::new(plan.output, plan.size, loops, plan.quality_for(&image))?),
         };
         encoder.add(&image, frame.delay_ms)?;
+        if encoder.encoded_len() > MAX_ANIMATION_BYTES {
+            return Err(PipelineError::OutputTooLargeBytes { max_bytes: MAX_ANIMATION_BYTES as u64 });
+        }
     }
     let bytes = encoder.ok_or_else(|| PipelineError::Decode("the animation has no frames".into()))?.finish()?;
     Ok(Rendered { bytes, format: plan.output, width: plan.size.width, height: plan.size.height })
@@ -86,6 +94,15 @@ impl Encoder {
         match self {
             Self::Webp(encoder) => encoder.add(&rgba, delay_ms),
             Self::Gif(encoder) => encoder.add(&rgba, delay_ms),
+        }
+    }
+
+    /// The bytes written so far, where the encoder writes as it goes (GIF); WebP's assembles at the end,
+    /// bounded by the pixel budget instead.
+    fn encoded_len(&self) -> usize {
+        match self {
+            Self::Webp(_) => 0,
+            Self::Gif(encoder) => encoder.encoded_len(),
         }
     }
 

@@ -297,6 +297,8 @@ const RENDER_OPTIONS: RenderOptions = RenderOptions {
     max_output_pixels: 50_000_000,
     max_frames: crate::options::DEFAULT_MAX_FRAMES,
     max_animation_pixels: crate::options::DEFAULT_MAX_ANIMATION_PIXELS,
+    max_source_bytes: crate::options::DEFAULT_MAX_SOURCE_BYTES,
+    render_timeout_secs: crate::options::DEFAULT_RENDER_TIMEOUT_SECS,
     parallel: true,
 };
 

@@ -121,6 +121,52 @@ impl TestApp {
         }
     }
 
+    /// Spawns the deployment as processes of the binary, for tests that watch a node's memory or its
+    /// connections: embedded, one `shutterbox serve` process on the local backends (its workers in it);
+    /// distributed, as `spawn_with` (its API nodes are processes already).
+    pub async fn spawn_processes(adjust: impl FnOnce(&mut Config)) -> Self {
+        if distributed() {
+            return Self::spawn_with(adjust).await;
+        }
+        let dir = tempfile::tempdir().expect("temp dir");
+        let mut config = Config::with_data_dir(dir.path().join("data"));
+        adjust(&mut config);
+        let port = free_port();
+        let root = format!("http://127.0.0.1:{port}");
+        config.listen = format!("127.0.0.1:{port}");
+        config.public_url = Some(root.clone());
+        let logs = dir.path().join("logs");
+        std::fs::create_dir_all(&logs).expect("log dir");
+        let mut command = Command::new(env!("CARGO_BIN_EXE_shutterbox"));
+        command.arg("serve").envs(service_env(&config)).env("SHUTTERBOX_LISTEN", &config.listen);
+        let child = start(&mut command, &logs, "node");
+        wait_healthy(&root, &logs, "node").await;
+        let key = super::processes::bootstrap_key(&config.backend.data_dir).expect("the bootstrap key");
+        let client = Client::builder().no_proxy().timeout(Duration::from_secs(30)).build().expect("client");
+        let (tx, _rx) = oneshot::channel::<()>();
+        Self {
+            base: format!("{root}/v1"),
+            nodes: vec![root.clone()],
+            root,
+            key,
+            client,
+            objects_dir: config.backend.data_dir.join("objects"),
+            data_dir: config.backend.data_dir.clone(),
+            config,
+            worker: None,
+            processes: vec![child],
+            logs,
+            proxy: None,
+            _dir: dir,
+            _shutdown: tx,
+        }
+    }
+
+    /// The process ids of the API nodes, when they are processes (`spawn_processes`, or distributed).
+    pub fn node_pids(&self) -> Vec<u32> {
+        self.processes.iter().take(self.nodes.len()).map(Child::id).collect()
+    }
+
     /// Spawns the distributed deployment whatever `SHUTTERBOX_TEST_DEPLOYMENT` says (the cluster tests).
     pub async fn spawn_cluster(adjust: impl FnOnce(&mut Config)) -> Self {
         let dir = tempfile::tempdir().expect("temp dir");
@@ -165,8 +211,7 @@ impl TestApp {
             let node_root = format!("http://127.0.0.1:{port}");
             wait_healthy(&node_root, &logs, node).await;
             if key.is_none() {
-                let stdout = std::fs::read_to_string(logs.join(format!("{node}.stdout"))).unwrap_or_default();
-                key = stdout.lines().find(|l| l.starts_with("sbx_")).map(str::to_owned);
+                key = super::processes::bootstrap_key(&config.backend.data_dir);
             }
             processes.push(child);
             nodes.push(node_root);
@@ -273,7 +318,7 @@ impl TestApp {
     pub async fn key_for(&self, account: &str, scope: Scope) -> String {
         let metadata = open_metadata(&self.config.backend).await.expect("metadata opens");
         let account = AccountName::parse(account).expect("valid account name");
-        let minted = shutterbox_api::keys::mint(metadata.as_ref(), &account, scope).await.expect("key minted");
+        let minted = shutterbox_api::keys::mint(metadata.as_ref(), &account, scope, None).await.expect("key minted");
         minted.secret.expose().to_owned()
     }
 

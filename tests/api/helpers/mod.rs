@@ -14,6 +14,7 @@
 //! and raw requests, `images` the uploads' pictures.
 
 mod app;
+pub mod hostile;
 mod http;
 mod images;
 mod processes;

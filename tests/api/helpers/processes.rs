@@ -76,6 +76,13 @@ pub(super) fn service_env(config: &Config) -> Vec<(&'static str, String)> {
         ("SHUTTERBOX_MAX_OUTPUT_PIXELS", config.limits.max_output_pixels.to_string()),
         ("SHUTTERBOX_MAX_SOURCE_FRAMES", config.limits.max_source_frames.to_string()),
         ("SHUTTERBOX_MAX_ANIMATION_PIXELS", config.limits.max_animation_pixels.to_string()),
+        ("SHUTTERBOX_MAX_SOURCE_BYTES", config.limits.max_source_bytes.to_string()),
+        ("SHUTTERBOX_RENDER_TIMEOUT_SECS", config.limits.render_timeout_secs.to_string()),
+        ("SHUTTERBOX_MAX_CONNECTIONS", config.connections.max_connections.to_string()),
+        ("SHUTTERBOX_IDLE_TIMEOUT_SECS", config.connections.idle_timeout_secs.to_string()),
+        ("SHUTTERBOX_BODY_TIMEOUT_SECS", config.connections.body_timeout_secs.to_string()),
+        ("SHUTTERBOX_MAX_JSON_BYTES", config.connections.max_json_bytes.to_string()),
+        ("SHUTTERBOX_MAX_WARM_ITEMS", config.max_warm_items.to_string()),
         ("SHUTTERBOX_PROXY_HOPS", config.proxy_hops.to_string()),
         ("SHUTTERBOX_WORKERS", config.workers.to_string()),
         ("SHUTTERBOX_REDIS_PREFIX", b.redis_prefix.clone()),
@@ -137,8 +144,7 @@ impl ServeProcess {
         let child = start(command.envs(env.iter().copied()), &logs, name);
         let root = format!("http://127.0.0.1:{port}");
         wait_healthy(&root, &logs, name).await;
-        let stdout = std::fs::read_to_string(logs.join(format!("{name}.stdout"))).unwrap_or_default();
-        let key = stdout.lines().find(|l| l.starts_with("sbx_")).map(str::to_owned);
+        let key = bootstrap_key(data);
         Self { child, root, key, logs, name: name.to_owned() }
     }
 
@@ -173,6 +179,13 @@ impl Drop for ServeProcess {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// The first start's secret key, which `serve` writes to `<data>/bootstrap-key` when its output is not a
+/// terminal (as here).
+pub fn bootstrap_key(data: &std::path::Path) -> Option<String> {
+    let text = std::fs::read_to_string(data.join("bootstrap-key")).ok()?;
+    text.lines().find(|l| l.starts_with("sbx_")).map(str::to_owned)
 }
 
 /// Sends SIGTERM to `child` and waits for it to exit, for at most `limit` (then kills it and fails).

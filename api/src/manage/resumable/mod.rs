@@ -33,7 +33,7 @@ use super::{
     confirm::{Confirmed, confirm},
     upload_request::UploadRequest,
 };
-use crate::{auth, error::ApiError, state::AppState};
+use crate::{auth, error::ApiError, state::AppState, throttle::AddressBucket};
 
 /// Where uploads are created; an upload's URL is this followed by `/<pending upload id>`.
 pub const COLLECTION_PATH: &str = "/uploads/tus";
@@ -145,6 +145,13 @@ async fn authorised(req: &Request, state: &AppState, id: &PendingId) -> Result<P
     });
     let pending = match token {
         Some(token) => {
+            // Counted per client address, as requests without a key are: a flood of token requests (or
+            // guesses) costs a lookup each.
+            let address = req.remote_addr().as_socket_addr().map(|addr| AddressBucket::of(addr.ip()).to_string());
+            let decision = state.limiter.check(&format!("upload-token:{}", address.unwrap_or_default())).await;
+            if !decision.allowed {
+                return Err(ApiError::too_many_requests(decision.retry_after()));
+            }
             let pending = state.metadata.pending(id).await?.ok_or_else(unknown)?;
             let expected = pending.resumable.as_ref().and_then(|r| r.token_hash.as_deref()).unwrap_or_default();
             if !bool::from(token_hash(&token).as_bytes().ct_eq(expected.as_bytes())) {

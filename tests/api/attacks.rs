@@ -1,0 +1,436 @@
+//! The attack suite (SECURITY.md, "Bounds"): hostile files and hostile clients against the service run as
+//! processes of the binary (`TestApp::spawn_processes`: one embedded process, or the distributed
+//! deployment's API nodes), each answered as the bounds say, while a legitimate client keeps asking beside
+//! them and each node's peak resident memory is watched.
+//!
+//! What is held to account, per attack group: every answer is the one the bound names (a 4xx naming it,
+//! never a 5xx); each node's peak RSS (`VmHWM`) stays within `RSS_BOUND` of its size before the attacks;
+//! the legitimate client sees no 5xx and keeps its p99 latency within 3× its quiet p99 (or `LATENCY_FLOOR`,
+//! whichever is more: on two shared cores a quiet loopback p99 of a few milliseconds is noise-sized).
+
+use std::{
+    sync::{
+        Arc, Mutex,
+        atomic::{AtomicBool, Ordering},
+    },
+    time::{Duration, Instant},
+};
+
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+use shutterbox_model::Scope;
+use shutterbox_pipeline::samples::animated_gif;
+use tokio::{
+    io::{AsyncReadExt, AsyncWriteExt},
+    net::TcpStream,
+};
+
+use crate::helpers::{TestApp, assert_error, hostile, noise_jpeg};
+
+/// How much a node's resident memory may grow over its size before the attacks.
+const RSS_BOUND: u64 = 1 << 30;
+/// The least p99 the legitimate client is allowed, whatever 3× its quiet p99 is.
+const LATENCY_FLOOR: Duration = Duration::from_millis(250);
+
+fn status_kib(pid: u32, field: &str) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix(field)?.trim().strip_suffix("kB")?.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no {field} for process {pid}"))
+}
+
+/// Each node's resident size now, in bytes.
+fn resident(app: &TestApp) -> Vec<u64> {
+    app.node_pids().iter().map(|&pid| status_kib(pid, "VmRSS:") * 1024).collect()
+}
+
+/// Fails when any node's peak resident size passed its size before the attacks by more than `RSS_BOUND`.
+fn assert_memory_bounded(app: &TestApp, before: &[u64], what: &str) {
+    for (pid, before) in app.node_pids().iter().zip(before) {
+        let peak = status_kib(*pid, "VmHWM:") * 1024;
+        println!("{what}: node {pid} peak RSS {} MiB (idle {} MiB)", peak >> 20, before >> 20);
+        assert!(
+            peak <= before + RSS_BOUND,
+            "{what}: node {pid} peaked at {} MiB from {} MiB",
+            peak >> 20,
+            before >> 20
+        );
+    }
+}
+
+/// A legitimate client: reads a stored variant and lists files, one request after another, until stopped.
+type Shared<T> = Arc<Mutex<Vec<T>>>;
+
+struct Bystander {
+    latencies: Shared<Duration>,
+    failures: Shared<String>,
+    stop: Arc<AtomicBool>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Bystander {
+    async fn start(app: &TestApp, variant_url: String) -> Self {
+        let (latencies, failures, stop) = (Arc::default(), Arc::default(), Arc::new(AtomicBool::new(false)));
+        let client = reqwest::Client::builder().no_proxy().timeout(Duration::from_secs(10)).build().unwrap();
+        let (list, key) = (format!("{}/files?pageSize=5", app.base), app.key.clone());
+        let task = tokio::spawn({
+            let (latencies, failures, stop): (Shared<Duration>, Shared<String>, Arc<AtomicBool>) =
+                (Arc::clone(&latencies), Arc::clone(&failures), Arc::clone(&stop));
+            async move {
+                let mut n = 0u64;
+                while !stop.load(Ordering::Relaxed) {
+                    n += 1;
+                    let started = Instant::now();
+                    let request = if n.is_multiple_of(2) {
+                        client.get(&list).header("ApiKey", &key)
+                    } else {
+                        client.get(&variant_url)
+                    };
+                    match request.send().await {
+                        Ok(response) if response.status().is_success() => {
+                            let _ = response.bytes().await;
+                            latencies.lock().unwrap().push(started.elapsed());
+                        }
+                        Ok(response) => failures.lock().unwrap().push(format!("status {}", response.status())),
+                        Err(e) => failures.lock().unwrap().push(e.to_string()),
+                    }
+                    tokio::time::sleep(Duration::from_millis(20)).await;
+                }
+            }
+        });
+        Self { latencies, failures, stop, task }
+    }
+
+    fn p99(&self) -> Duration {
+        let mut latencies = self.latencies.lock().unwrap().clone();
+        latencies.sort();
+        latencies.get(latencies.len().saturating_sub(1) * 99 / 100).copied().unwrap_or_default()
+    }
+
+    /// Its p99 over what it has done so far, and starts counting afresh.
+    fn take_p99(&self) -> Duration {
+        let p99 = self.p99();
+        self.latencies.lock().unwrap().clear();
+        p99
+    }
+
+    async fn finish(mut self, quiet: Duration, what: &str) {
+        self.stop.store(true, Ordering::Relaxed);
+        (&mut self.task).await.unwrap();
+        let during = self.p99();
+        let served = self.latencies.lock().unwrap().len();
+        let failures = self.failures.lock().unwrap().clone();
+        println!("{what}: the legitimate client's p99 {during:?} over {served} requests (quiet {quiet:?})");
+        assert!(failures.is_empty(), "{what}: the legitimate client saw {failures:?}");
+        assert!(served > 0, "{what}: the legitimate client was never served");
+        let allowed = (quiet * 3).max(LATENCY_FLOOR);
+        assert!(during <= allowed, "{what}: p99 {during:?} during the attacks, allowed {allowed:?}");
+    }
+}
+
+/// The deployment under attack, its idle memory, and the legitimate client beside it (its quiet p99 taken).
+async fn under_attack(adjust: impl FnOnce(&mut shutterbox::Config)) -> (TestApp, Vec<u64>, Bystander, Duration) {
+    let app = TestApp::spawn_processes(adjust).await;
+    let file = app.upload("calm.jpg", "image/jpeg", &noise_jpeg(64)).await;
+    let variant = format!("{}?w=32", file["secureUrl"].as_str().unwrap());
+    assert_eq!(app.fetch(&variant).await.0, StatusCode::OK);
+    let bystander = Bystander::start(&app, variant).await;
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let quiet = bystander.take_p99();
+    let idle = resident(&app);
+    (app, idle, bystander, quiet)
+}
+
+async fn upload_confirmed(app: &TestApp, name: &str, mimetype: &str, bytes: &[u8]) -> Value {
+    let started = Instant::now();
+    let file = app.upload(name, mimetype, bytes).await;
+    println!("{name}: {} bytes uploaded and confirmed in {:?}", bytes.len(), started.elapsed());
+    file
+}
+
+async fn refused(app: &TestApp, url: &str, names: &str) {
+    let started = Instant::now();
+    let response = app.client.get(url).send().await.unwrap();
+    let message = assert_error(response, StatusCode::BAD_REQUEST).await;
+    assert!(message.contains(names), "{url}: {message}");
+    println!("{url}: 400 in {:?}: {message}", started.elapsed());
+}
+
+#[tokio::test]
+async fn hostile_files_are_refused_by_their_bounds_within_the_memory_bound() {
+    let (app, idle, bystander, quiet) = under_attack(|config| {
+        // A smaller source-bytes limit (60 MiB, above the 8 GiB bomb's 54 MB): a 64 MiB file stands for the
+        // 4 GiB one.
+        config.limits.max_source_bytes = 60 << 20;
+    })
+    .await;
+
+    // A 1×1 PNG whose ICC profile inflates to 2 GiB, and one to 8 GiB: confirmed (its facts are left
+    // unread), and never inflated beyond the profile cap.
+    for (name, inflated) in [("bomb-2g.png", 2u64 << 30), ("bomb-8g.png", 8 << 30)] {
+        let file = upload_confirmed(&app, name, "image/png", &hostile::iccp_bomb_png(inflated)).await;
+        refused(&app, &format!("{}?w=10", file["secureUrl"].as_str().unwrap()), "ICC profile").await;
+    }
+
+    // A 64×64 AVIF whose alpha item is 8192×8192: the alpha item is held to the pixel budget too.
+    let avif =
+        upload_confirmed(&app, "alpha.avif", "image/avif", &hostile::avif_with_alpha((64, 64), (8192, 8192))).await;
+    refused(&app, &format!("{}?w=10", avif["secureUrl"].as_str().unwrap()), "8192x8192 pixels").await;
+
+    // A progressive JPEG whose last scan repeats 20,000 times.
+    let jpeg = upload_confirmed(&app, "scans.jpg", "image/jpeg", &hostile::repeated_scan_jpeg(20_000)).await;
+    refused(&app, &format!("{}?w=100", jpeg["secureUrl"].as_str().unwrap()), "more than 500 scans").await;
+
+    // 10,000 frames asked at 5000×5000: the output's pixels × frames are the render's work.
+    let gif = upload_confirmed(&app, "frames.gif", "image/gif", &animated_gif(10_000)).await;
+    let url = gif["secureUrl"].as_str().unwrap();
+    refused(&app, &format!("{url}?w=5000&h=5000&fit=contain&format=gif"), "10000 frames of 5000x5000").await;
+    refused(&app, &format!("{url}?w=300&h=300&fit=contain&format=gif"), "frames one render may decode and encode")
+        .await;
+
+    // A file of 64 MiB that begins as a 1×1 PNG: refused before its bytes are read.
+    let mut padded = hostile::iccp_bomb_png(10);
+    padded.resize(64 << 20, 0);
+    let big = upload_confirmed(&app, "padded.png", "image/png", &padded).await;
+    refused(&app, &format!("{}?w=10", big["secureUrl"].as_str().unwrap()), "more than the 62914560 bytes").await;
+
+    // A large PNG damaged at its very end: decoded once per node, then remembered as refused, for its
+    // URL and its thumbnail alike.
+    let picture = shutterbox_pipeline::samples::picture(1200, 1200, 7);
+    let mut png = Vec::new();
+    image::DynamicImage::ImageRgba8(picture)
+        .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
+        .unwrap();
+    let damaged = upload_confirmed(&app, "damaged.png", "image/png", &hostile::with_corrupt_last_idat(&png)).await;
+    let (url, thumbnail) = (damaged["secureUrl"].as_str().unwrap(), damaged["secureThumbnailUrl"].as_str().unwrap());
+    let failed_before = failed_renders(&app).await;
+    for _ in 0..20 {
+        let response = app.client.get(format!("{url}?w=100")).send().await.unwrap();
+        assert_error(response, StatusCode::BAD_REQUEST).await;
+        assert_eq!(app.fetch(thumbnail).await.0, StatusCode::OK, "a placeholder thumbnail");
+    }
+    let failed = failed_renders(&app).await - failed_before;
+    // Each node renders the URL and the thumbnail at most once each (the thumbnail job may have too).
+    assert!(failed <= 3 * app.nodes.len() as u64, "{failed} failed renders for 20 requests of each");
+
+    assert_memory_bounded(&app, &idle, "hostile files");
+    bystander.finish(quiet, "hostile files").await;
+}
+
+async fn failed_renders(app: &TestApp) -> u64 {
+    app.metric_sample("shutterbox_render_duration_seconds_count", &["outcome=\"failed\""]).await as u64
+}
+
+/// A node's address, to attack its sockets directly (not through the test's proxy).
+fn node_addr(app: &TestApp) -> String {
+    app.nodes[0].strip_prefix("http://").unwrap().to_owned()
+}
+
+/// Whether the server closed `stream` within `within`: its read ends (or fails) rather than waits.
+async fn closed_within(stream: &mut TcpStream, within: Duration) -> bool {
+    let mut buffer = [0u8; 512];
+    let deadline = Instant::now() + within;
+    loop {
+        match tokio::time::timeout_at(deadline.into(), stream.read(&mut buffer)).await {
+            Ok(Ok(0) | Err(_)) => return true,
+            Ok(Ok(_)) => {}
+            Err(_) => return false,
+        }
+    }
+}
+
+/// Reads what the server answers on `stream` until it closes it or `within` passes.
+async fn answer(stream: &mut TcpStream, within: Duration) -> String {
+    let mut bytes = Vec::new();
+    let mut buffer = [0u8; 4096];
+    let deadline = Instant::now() + within;
+    while let Ok(Ok(n)) = tokio::time::timeout_at(deadline.into(), stream.read(&mut buffer)).await {
+        if n == 0 {
+            break;
+        }
+        bytes.extend_from_slice(&buffer[..n]);
+        if bytes.windows(4).any(|w| w == b"\r\n\r\n") && !bytes.starts_with(b"HTTP/1.1 100") {
+            break;
+        }
+    }
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
+#[tokio::test]
+async fn hostile_clients_hold_nothing_for_long() {
+    const IDLE: u64 = 2;
+    let (app, idle, bystander, quiet) = under_attack(|config| {
+        config.connections.idle_timeout_secs = IDLE;
+        config.connections.body_timeout_secs = IDLE;
+        config.rate_limit = "100000/60s".parse().unwrap();
+    })
+    .await;
+    let addr = node_addr(&app);
+
+    // 2,000 sockets that send nothing, and one that sends a prefix of HTTP/2's preface: all closed once the
+    // idle timeout passes, while the legitimate client is served beside them.
+    let mut silent = Vec::new();
+    for _ in 0..2_000 {
+        silent.push(TcpStream::connect(&addr).await.unwrap());
+    }
+    let mut preface = TcpStream::connect(&addr).await.unwrap();
+    preface.write_all(b"PRI * HTTP/2.0\r\n").await.unwrap();
+    let started = Instant::now();
+    assert!(closed_within(&mut preface, Duration::from_secs(IDLE + 3)).await, "an h2 preface prefix was held");
+    for (n, socket) in silent.iter_mut().enumerate() {
+        let left = Duration::from_secs(IDLE + 5).saturating_sub(started.elapsed());
+        assert!(closed_within(socket, left).await, "silent socket {n} still open after {:?}", started.elapsed());
+    }
+    println!("2,000 silent sockets and an h2 preface prefix closed within {:?}", started.elapsed());
+    drop(silent);
+
+    // A 3 GB JSON body: 413 at once from its Content-Length; sent without one by a read key, refused for its
+    // scope before a byte of it is read; by a secret key, 413 once the limit has arrived.
+    let read_key = app.key_for("default", Scope::Read).await;
+    let mut stream = TcpStream::connect(&addr).await.unwrap();
+    let head = format!(
+        "POST /v1/warm HTTP/1.1\r\nHost: {addr}\r\nApiKey: {read_key}\r\nContent-Type: application/json\r\n\
+         Content-Length: 3000000000\r\n\r\n"
+    );
+    stream.write_all(head.as_bytes()).await.unwrap();
+    stream.write_all(b"{\"transformations\":[\"w=1\"],\"fileIds\":[").await.unwrap();
+    let started = Instant::now();
+    let answered = answer(&mut stream, Duration::from_secs(5)).await;
+    assert!(answered.starts_with("HTTP/1.1 413"), "{answered}");
+    assert!(started.elapsed() < Duration::from_secs(2), "413 after {:?}", started.elapsed());
+    for (key, expected) in [(&read_key, "HTTP/1.1 403"), (&app.key, "HTTP/1.1 413")] {
+        let mut stream = TcpStream::connect(&addr).await.unwrap();
+        let head = format!(
+            "POST /v1/warm HTTP/1.1\r\nHost: {addr}\r\nApiKey: {key}\r\nContent-Type: application/json\r\n\
+             Transfer-Encoding: chunked\r\n\r\n"
+        );
+        stream.write_all(head.as_bytes()).await.unwrap();
+        let chunk = format!("{:x}\r\n{}\r\n", 64 * 1024, " ".repeat(64 * 1024));
+        let mut sent = 0usize;
+        let mut answered = String::new();
+        // Up to 3 GB, a chunk at a time, until the server answers.
+        while sent < 3_000_000_000 {
+            let mut ready = [0u8; 1];
+            if let Ok(Ok(n)) = tokio::time::timeout(Duration::from_millis(1), stream.peek(&mut ready)).await
+                && n > 0
+            {
+                answered = answer(&mut stream, Duration::from_secs(5)).await;
+                break;
+            }
+            if stream.write_all(chunk.as_bytes()).await.is_err() {
+                answered = answer(&mut stream, Duration::from_secs(5)).await;
+                break;
+            }
+            sent += chunk.len();
+        }
+        println!("a chunked JSON body: answered after {sent} bytes: {}", answered.lines().next().unwrap_or(""));
+        assert!(answered.starts_with(expected), "{answered}");
+        assert!(sent < 16 << 20, "the server read {sent} bytes before answering");
+    }
+
+    // 500 resumable uploads whose PATCH sends a little and then nothing: each ends within a few windows,
+    // keeping what arrived.
+    let mut stalled = Vec::new();
+    for n in 0..500 {
+        let created = app
+            .authed(reqwest::Method::POST, "/uploads/tus", &app.key)
+            .header("Tus-Resumable", "1.0.0")
+            .header("Upload-Length", "1048576")
+            .header("Upload-Metadata", format!("filename {}", base64(&format!("stall-{n}.bin"))))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(created.status(), StatusCode::CREATED, "{:?}", created.text().await);
+        let location = created.headers()["location"].to_str().unwrap().to_owned();
+        let path = location.split_once("/v1/").map(|(_, path)| format!("/v1/{path}")).unwrap();
+        let mut stream = TcpStream::connect(&addr).await.unwrap();
+        let head = format!(
+            "PATCH {path} HTTP/1.1\r\nHost: {addr}\r\nApiKey: {}\r\nTus-Resumable: 1.0.0\r\nUpload-Offset: 0\r\n\
+             Content-Type: application/offset+octet-stream\r\nContent-Length: 1048576\r\n\r\n",
+            app.key
+        );
+        stream.write_all(head.as_bytes()).await.unwrap();
+        stream.write_all(&[7u8; 100]).await.unwrap();
+        stalled.push((location, stream));
+    }
+    let started = Instant::now();
+    for (location, stream) in &mut stalled {
+        let left = Duration::from_secs(3 * IDLE + 5).saturating_sub(started.elapsed());
+        let answered = answer(stream, left).await;
+        assert!(!answered.is_empty() || closed_within(stream, Duration::ZERO).await, "{location} still held");
+    }
+    println!("500 stalled PATCHes ended within {:?}", started.elapsed());
+    let (location, _) = &stalled[0];
+    let head = app.client.head(location).header("ApiKey", &app.key).header("Tus-Resumable", "1.0.0").send().await;
+    assert_eq!(head.unwrap().headers()["upload-offset"], "100", "what arrived is kept");
+
+    assert_memory_bounded(&app, &idle, "hostile clients");
+    bystander.finish(quiet, "hostile clients").await;
+}
+
+fn base64(text: &str) -> String {
+    use base64::Engine;
+    base64::engine::general_purpose::STANDARD.encode(text)
+}
+
+#[tokio::test]
+async fn a_connection_past_the_cap_is_answered_503_and_closed() {
+    const CAP: usize = 32;
+    let app = TestApp::spawn_processes(|config| {
+        config.connections.max_connections = CAP;
+        config.connections.idle_timeout_secs = 2;
+    })
+    .await;
+    let addr = node_addr(&app);
+    let mut held = Vec::new();
+    for _ in 0..CAP {
+        held.push(TcpStream::connect(&addr).await.unwrap());
+    }
+    // Accepted in order: give the server a moment to take the first CAP.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let mut past = TcpStream::connect(&addr).await.unwrap();
+    let answered = answer(&mut past, Duration::from_secs(2)).await;
+    assert!(answered.starts_with("HTTP/1.1 503"), "{answered:?}");
+    assert!(answered.contains("Retry-After: 1") && answered.contains("too many open connections"), "{answered}");
+    // Once the held connections go (idle), connections are served again.
+    drop(held);
+    crate::helpers::eventually(10, "a new connection is served", || async {
+        app.client.get(format!("{}/healthz", app.nodes[0])).send().await.is_ok_and(|r| r.status().is_success())
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn warming_is_bounded_per_account() {
+    const OUTSTANDING: u64 = 5_000;
+    let app = TestApp::spawn_processes(|config| {
+        config.rate_limit = "100000/60s".parse().unwrap();
+        config.max_warm_items = OUTSTANDING;
+    })
+    .await;
+    let mut ids = Vec::new();
+    for n in 0..10 {
+        let file = app.upload(&format!("w{n}.jpg"), "image/jpeg", &noise_jpeg(16)).await;
+        ids.push(file["id"].as_str().unwrap().to_owned());
+    }
+    let transformations: Vec<String> = (1..=50).map(|w| format!("w={w}")).collect();
+    // 10 files × 50 transformations: 500 items a batch, so ten fill the account's allowance.
+    let (mut accepted, mut refused) = (0, 0);
+    let body = json!({"fileIds": ids, "transformations": transformations});
+    for _ in 0..30 {
+        let response = app.authed(reqwest::Method::POST, "/warm", &app.key).json(&body).send().await.unwrap();
+        match response.status() {
+            StatusCode::ACCEPTED => accepted += 1,
+            StatusCode::TOO_MANY_REQUESTS => {
+                assert!(response.headers().contains_key("retry-after"));
+                let message = assert_error(response, StatusCode::TOO_MANY_REQUESTS).await;
+                assert!(message.contains("warming items still queued"), "{message}");
+                refused += 1;
+            }
+            other => panic!("warming answered {other}: {:?}", response.text().await),
+        }
+    }
+    println!("warming flood: {accepted} batches of 500 items accepted, {refused} refused");
+    assert!(refused > 0 && accepted < 30, "{accepted} accepted, {refused} refused");
+}
