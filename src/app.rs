@@ -69,6 +69,18 @@ pub struct Application {
     connections: ConnectionLimits,
 }
 
+/// This machine's name (for the default node id), or `localhost` when it has none.
+fn hostname() -> String {
+    let mut name = [0u8; 256];
+    // SAFETY: gethostname writes at most `name.len()` bytes into the buffer given.
+    let ok = unsafe { libc::gethostname(name.as_mut_ptr().cast(), name.len()) } == 0;
+    let len = name.iter().position(|&b| b == 0).unwrap_or(name.len());
+    match std::str::from_utf8(&name[..len]) {
+        Ok(text) if ok && !text.is_empty() => text.to_owned(),
+        _ => "localhost".to_owned(),
+    }
+}
+
 /// Descriptors kept free of the connection cap: the database pool, the store's files, Redis, logs.
 const DESCRIPTORS_KEPT: u64 = 256;
 
@@ -141,6 +153,10 @@ impl Application {
             cache_bytes: config.cache_bytes,
             max_json_bytes: config.connections.max_json_bytes,
             max_warm_items: config.max_warm_items,
+            node_id: config.node_id.clone().unwrap_or_else(|| match config.backend.database_url {
+                None => "embedded".to_owned(),
+                Some(_) => format!("{}:{}", hostname(), local.port()),
+            }),
         };
         let cores = std::thread::available_parallelism().map_or(2, usize::from);
         let concurrency = if config.render_concurrency == 0 { cores } else { config.render_concurrency };

@@ -316,6 +316,12 @@ pub struct Config {
           value_parser = clap::value_parser!(u64).range(1..))]
     pub max_warm_items: u64,
 
+    /// This node's name among the deployment's, unique and stable across its restarts: after one, the
+    /// resumable uploads its killed process was writing are free to resume at once. Default: `embedded` (one
+    /// process per data directory), or `<hostname>:<port>` when distributed.
+    #[arg(long, env = "SHUTTERBOX_NODE_ID")]
+    pub node_id: Option<String>,
+
     /// Background job workers run inside this process (0 for an API-only node).
     #[arg(long, env = "SHUTTERBOX_WORKERS", default_value_t = 2)]
     pub workers: usize,
@@ -379,6 +385,7 @@ impl Config {
             limits: RenderLimits::default(),
             connections: ConnectionConfig::default(),
             max_warm_items: shutterbox_api::DEFAULT_MAX_WARM_ITEMS,
+            node_id: None,
             workers: 2,
             render_concurrency: 0,
             render_queue: 32,

@@ -52,6 +52,9 @@ pub struct Settings {
     pub max_json_bytes: u64,
     /// `SHUTTERBOX_MAX_WARM_ITEMS`: warming items one account may have queued at once.
     pub max_warm_items: u64,
+    /// This node's name among the deployment's (`SHUTTERBOX_NODE_ID`), in the names of the upload locks it
+    /// takes: after a restart it knows its earlier life's locks for dead.
+    pub node_id: String,
 }
 
 /// The default of `SHUTTERBOX_MAX_JSON_BYTES`: a warming batch of 10,000 file ids is ~400 KB.

@@ -11,6 +11,16 @@ use shutterbox_model::{
     AccountId, AccountName, BatchId, FileId, FocalPoint, ImageFacts, KeyHash, PendingId, PixelSummary, VariantDigest,
 };
 
+/// Which lock holders are known to be gone: those whose names start with `node` but not with `alive`
+/// (this node's writers from before its last start: a process killed mid-request leaves its lock behind).
+#[derive(Debug, Clone, Default)]
+pub struct DeadWriters {
+    /// `<node>/`, the prefix of every holder this node has named.
+    pub node: String,
+    /// `<node>/<boot>/`, the prefix of this process's holders.
+    pub alive: String,
+}
+
 pub use records::{
     Account, ConfirmOutcome, DeletedFile, FileListing, FileRecord, FileSort, FileSortKey, FolderRecord, FolderScope,
     KeyInfo, KeyRecord, NewFile, NewKey, PendingUpload, PieceRecord, Resumable, VariantRecord, VariantRoom, WarmBatch,
@@ -239,10 +249,18 @@ pub trait MetadataStore: Send + Sync + 'static {
     /// Forgets a pending upload.
     async fn delete_pending(&self, id: &PendingId) -> Result<()>;
 
-    /// Takes the write lock of resumable upload `id` for `holder` until `until_ms`, if nobody holds it or
-    /// its holder's lock ran out before `now_ms`; `false` when another holds it (or there is no such
-    /// upload). Taking it again as its holder extends it.
-    async fn lock_upload(&self, id: &PendingId, holder: &str, now_ms: i64, until_ms: i64) -> Result<bool>;
+    /// Takes the write lock of resumable upload `id` for `holder` until `until_ms`, if nobody holds it, its
+    /// holder's lock ran out before `now_ms`, or its holder's name begins with one of `dead` (writers known
+    /// to be gone: this node's earlier lives); `false` when another holds it (or there is no such upload).
+    /// Taking it again as its holder extends it.
+    async fn lock_upload(
+        &self,
+        id: &PendingId,
+        holder: &str,
+        now_ms: i64,
+        until_ms: i64,
+        dead: &DeadWriters,
+    ) -> Result<bool>;
 
     /// Records what a piece added to resumable upload `id`, if `holder` still holds its lock (`false`
     /// otherwise: nothing is recorded).

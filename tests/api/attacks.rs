@@ -186,6 +186,10 @@ async fn hostile_files_are_refused_by_their_bounds_within_the_memory_bound() {
     let gif = upload_confirmed(&app, "frames.gif", "image/gif", &animated_gif(10_000)).await;
     let url = gif["secureUrl"].as_str().unwrap();
     refused(&app, &format!("{url}?w=5000&h=5000&fit=contain&format=gif"), "10000 frames of 5000x5000").await;
+    // And the 15 KB GIF of 300 tiny frames asked at 2000×2000 (11 s of a render thread before).
+    let small = upload_confirmed(&app, "small-frames.gif", "image/gif", &animated_gif(300)).await;
+    let small = format!("{}?w=2000&h=2000&fit=contain&format=gif", small["secureUrl"].as_str().unwrap());
+    refused(&app, &small, "300 frames of 2000x2000").await;
     refused(&app, &format!("{url}?w=300&h=300&fit=contain&format=gif"), "frames one render may decode and encode")
         .await;
 
@@ -216,6 +220,41 @@ async fn hostile_files_are_refused_by_their_bounds_within_the_memory_bound() {
 
     assert_memory_bounded(&app, &idle, "hostile files");
     bystander.finish(quiet, "hostile files").await;
+    assert_store_accounted(&app).await;
+}
+
+/// Every object in the store belongs to a record (a file's original, a stored variant) once the service is
+/// at rest: the attacks left nothing behind that nothing refers to.
+async fn assert_store_accounted(app: &TestApp) {
+    let metadata = shutterbox::open_metadata(&app.config.backend).await.unwrap();
+    let mut unaccounted = Vec::new();
+    for _ in 0..40 {
+        unaccounted.clear();
+        let mut stack = vec![app.objects_dir.clone()];
+        while let Some(dir) = stack.pop() {
+            for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+                let path = entry.path();
+                // The S3 server's own bookkeeping sits beside the objects, in hidden files.
+                if entry.file_name().to_string_lossy().starts_with('.') {
+                    continue;
+                }
+                if path.is_dir() {
+                    stack.push(path);
+                    continue;
+                }
+                let key = path.strip_prefix(&app.objects_dir).unwrap().to_string_lossy().into_owned();
+                if !metadata.object_in_use(&key).await.unwrap() {
+                    unaccounted.push(key);
+                }
+            }
+        }
+        if unaccounted.is_empty() {
+            return;
+        }
+        // Variants rendered for requests are stored in the background.
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+    panic!("objects no record refers to: {unaccounted:?}");
 }
 
 async fn failed_renders(app: &TestApp) -> u64 {

@@ -214,7 +214,7 @@ async fn a_key_says_what_it_may_do() {
     .await;
     let rules = json!({"signedUrls": false, "presetsOnly": false, "presets": [
         {"name": "thumb", "query": "w=8&h=8"}, {"name": "wide", "query": "format=webp&w=12"}]});
-    let everything = ["presign", "confirm", "list", "get", "delete", "update", "transformUrl", "warm"];
+    let everything = ["presign", "confirm", "list", "get", "delete", "update", "transformUrl", "warm", "manageKeys"];
     let cases: [(Scope, &[&str]); 3] = [
         (Scope::Secret, &everything),
         (Scope::Upload, &["presign", "confirm", "list", "get"]),

@@ -466,7 +466,8 @@ async fn two_writers_cannot_interleave_and_a_broken_body_keeps_what_arrived() {
     }
     assert!(locked, "the first writer took the upload's lock");
     let response = patch(&app, &url, 0, &bytes[..1024]).await;
-    let message = helpers::assert_error(response, StatusCode::CONFLICT).await;
+    assert_eq!(response.headers().get("retry-after").and_then(|v| v.to_str().ok()), Some("2"));
+    let message = helpers::assert_error(response, StatusCode::LOCKED).await;
     assert!(message.contains("another request is writing"), "{message}");
     // The first writer goes away mid-body: what arrived is kept (no checksum asked for all of it).
     drop(stream);
@@ -620,6 +621,7 @@ async fn a_server_killed_mid_patch_loses_no_acknowledged_byte() {
         let key = app.key.clone();
         let upload = start_then_hang(&client, &before, &key, &bytes).await;
         app.kill_node(0);
+        // The other node cannot know the dead one is gone: 423 with Retry-After until its lock lapses.
         resume_after_kill(&client, &after, &key, &upload, &bytes).await;
     } else {
         let dir = tempfile::tempdir().unwrap();
@@ -631,7 +633,9 @@ async fn a_server_killed_mid_patch_loses_no_acknowledged_byte() {
         first.child.kill().unwrap();
         first.child.wait().unwrap();
         let second = helpers::ServeProcess::start(&data, port, "second", &[]).await;
-        resume_after_kill(&client, &second.root, &key, &upload, &bytes).await;
+        // Well within the dead request's 6 s lock: the restarted process knows it for its own earlier life's.
+        let refused = resume_after_kill(&client, &second.root, &key, &upload, &bytes).await;
+        assert_eq!(refused, 0, "the restarted node waited out its own dead writer's lock");
     }
 }
 
@@ -680,9 +684,9 @@ async fn start_then_hang(client: &reqwest::Client, root: &str, key: &str, bytes:
     path
 }
 
-/// After the kill: HEAD at `root` finds exactly the acknowledged 8 MiB; the resumed PATCH (409 while the
-/// dead request's lock lasts) completes the upload into a byte-identical file.
-async fn resume_after_kill(client: &reqwest::Client, root: &str, key: &str, path: &str, bytes: &[u8]) {
+/// After the kill: HEAD at `root` finds exactly the acknowledged 8 MiB; the resumed PATCH (423 while a
+/// dead request's lock lasts on another node; at once on the restarted node, which knows its lock for dead) completes the upload into a byte-identical file.
+async fn resume_after_kill(client: &reqwest::Client, root: &str, key: &str, path: &str, bytes: &[u8]) -> usize {
     let url = format!("{root}{path}");
     let state = client.head(&url).header("Authorization", format!("ApiKey {key}")).header(TUS.0, TUS.1).send();
     let state = state.await.unwrap();
@@ -700,8 +704,8 @@ async fn resume_after_kill(client: &reqwest::Client, root: &str, key: &str, path
             .body(bytes[at..].to_vec())
             .send()
             .await;
-        // A 409 answered before the body was read can reach the client as a broken pipe while it sends.
-        let refused = response.as_ref().map_or(true, |r| r.status() == StatusCode::CONFLICT);
+        // A 423 answered before the body was read can reach the client as a broken pipe while it sends.
+        let refused = response.as_ref().map_or(true, |r| r.status() == StatusCode::LOCKED);
         if refused && conflicts < 40 {
             conflicts += 1;
             tokio::time::sleep(Duration::from_millis(500)).await;
@@ -723,4 +727,5 @@ async fn resume_after_kill(client: &reqwest::Client, root: &str, key: &str, path
     let raw_path = file["file"]["rawUrl"].as_str().unwrap().split("/v1/").nth(1).unwrap().to_owned();
     let raw = client.get(format!("{root}/v1/{raw_path}")).send().await.unwrap().bytes().await.unwrap();
     assert!(Sha256::digest(&raw) == Sha256::digest(bytes), "byte-identical after the kill");
+    conflicts
 }

@@ -89,14 +89,16 @@ impl Sweeper {
         loop {
             let expired = self.metadata.expired_pending(cutoff, BATCH).await?;
             for pending in &expired {
-                // A confirmed upload's object was removed by its confirm; an unconfirmed one's may be there,
-                // and a resumable one's assembly (a partial file, or a multipart upload and its tail).
-                if pending.file_id.is_none() {
-                    if let Some(resumable) = &pending.resumable {
-                        self.store.abort_assembly(&pending.object_key, &resumable.assembly).await?;
-                    }
-                    self.store.delete(&pending.object_key).await?;
+                // An unconfirmed upload's object may be there, and a resumable one's assembly (a partial
+                // file, or a multipart upload and its tail). A confirmed one's was removed by its confirm,
+                // unless a PUT racing the confirm wrote it again after: removed too (the file has its own
+                // copy under a key of its own).
+                if pending.file_id.is_none()
+                    && let Some(resumable) = &pending.resumable
+                {
+                    self.store.abort_assembly(&pending.object_key, &resumable.assembly).await?;
                 }
+                self.store.delete(&pending.object_key).await?;
                 self.metadata.delete_pending(&pending.id).await?;
                 report.expired_uploads += 1;
                 let counter = match pending.resumable {

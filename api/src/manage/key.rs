@@ -19,7 +19,7 @@ pub struct KeyInfo {
     /// `secret`, `upload` or `read`.
     pub scope: String,
     /// What the scope allows, of `presign`, `confirm` (uploads), `list`, `get`, `update`, `delete` (files),
-    /// `transformUrl` and `warm`.
+    /// `transformUrl`, `warm` and `manageKeys` (the account's keys).
     pub allows: Vec<String>,
     pub delivery: DeliveryRules,
     /// The largest upload the service takes, in bytes.

@@ -488,8 +488,15 @@ impl MetadataStore for SqlMetadata {
         uploads::delete_pending(self, id.as_str()).await
     }
 
-    async fn lock_upload(&self, id: &PendingId, holder: &str, now_ms: i64, until_ms: i64) -> Result<bool> {
-        uploads::lock_upload(self, id.as_str(), holder, now_ms, until_ms).await
+    async fn lock_upload(
+        &self,
+        id: &PendingId,
+        holder: &str,
+        now_ms: i64,
+        until_ms: i64,
+        dead: &crate::DeadWriters,
+    ) -> Result<bool> {
+        uploads::lock_upload(self, id.as_str(), holder, now_ms, until_ms, dead).await
     }
 
     async fn record_piece(&self, id: &PendingId, holder: &str, piece: &PieceRecord<'_>) -> Result<bool> {

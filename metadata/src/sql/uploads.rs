@@ -35,18 +35,29 @@ fn assembly_text(assembly: &Assembly) -> Result<String> {
     serde_json::to_string(assembly).map_err(|e| MetadataError::Corrupt(format!("an assembly does not write: {e}")))
 }
 
-pub(super) async fn lock_upload(db: &SqlMetadata, id: &str, holder: &str, now_ms: i64, until_ms: i64) -> Result<bool> {
+pub(super) async fn lock_upload(
+    db: &SqlMetadata,
+    id: &str,
+    holder: &str,
+    now_ms: i64,
+    until_ms: i64,
+    dead: &crate::DeadWriters,
+) -> Result<bool> {
     if !findable(id) {
         return Ok(false);
     }
+    // A prefix compared with substr, not LIKE: a node's name may hold '%' or '_'.
     let taken = sqlx::query(
         "UPDATE pending_uploads SET lock_holder = $1, lock_until = $2 \
-         WHERE id = $3 AND assembly IS NOT NULL AND (lock_holder IS NULL OR lock_holder = $1 OR lock_until < $4)",
+         WHERE id = $3 AND assembly IS NOT NULL AND (lock_holder IS NULL OR lock_holder = $1 OR lock_until < $4 \
+         OR ($5 <> '' AND substr(lock_holder, 1, length($5)) = $5 AND substr(lock_holder, 1, length($6)) <> $6))",
     )
     .bind(holder)
     .bind(until_ms)
     .bind(id)
     .bind(now_ms)
+    .bind(dead.node.as_str())
+    .bind(dead.alive.as_str())
     .execute(&db.pool)
     .await?
     .rows_affected();

@@ -102,6 +102,20 @@ impl TestApp {
         tokio::spawn(app.run_until(async {
             let _ = rx.await;
         }));
+        let logs = dir.path().join("logs");
+        Self::embedded(root, key, config, Vec::new(), logs, dir, tx)
+    }
+
+    /// An embedded deployment at `root`: served in this process (`processes` empty) or by one process.
+    fn embedded(
+        root: String,
+        key: String,
+        config: Config,
+        processes: Vec<Child>,
+        logs: PathBuf,
+        dir: TempDir,
+        shutdown: oneshot::Sender<()>,
+    ) -> Self {
         let client = Client::builder().no_proxy().timeout(Duration::from_secs(30)).build().expect("client");
         Self {
             base: format!("{root}/v1"),
@@ -113,11 +127,11 @@ impl TestApp {
             data_dir: config.backend.data_dir.clone(),
             config,
             worker: None,
-            processes: Vec::new(),
-            logs: dir.path().join("logs"),
+            processes,
+            logs,
             proxy: None,
             _dir: dir,
-            _shutdown: tx,
+            _shutdown: shutdown,
         }
     }
 
@@ -142,24 +156,8 @@ impl TestApp {
         let child = start(&mut command, &logs, "node");
         wait_healthy(&root, &logs, "node").await;
         let key = super::processes::bootstrap_key(&config.backend.data_dir).expect("the bootstrap key");
-        let client = Client::builder().no_proxy().timeout(Duration::from_secs(30)).build().expect("client");
         let (tx, _rx) = oneshot::channel::<()>();
-        Self {
-            base: format!("{root}/v1"),
-            nodes: vec![root.clone()],
-            root,
-            key,
-            client,
-            objects_dir: config.backend.data_dir.join("objects"),
-            data_dir: config.backend.data_dir.clone(),
-            config,
-            worker: None,
-            processes: vec![child],
-            logs,
-            proxy: None,
-            _dir: dir,
-            _shutdown: tx,
-        }
+        Self::embedded(root, key, config, vec![child], logs, dir, tx)
     }
 
     /// The process ids of the API nodes, when they are processes (`spawn_processes`, or distributed).

@@ -1,5 +1,5 @@
 //! Hostile files, made in the test rather than checked in: each is a few lines of its format's grammar, so a
-//! reader sees exactly what it attacks. Each also seeds the `decode` fuzz target (fuzz/README.md).
+//! reader sees exactly what it attacks. Small ones seed the `decode` fuzz target (`fuzz/corpus/decode/attack-*`).
 
 /// Bits written least significant first, as deflate and AV1's headers (there most significant first) want.
 #[derive(Default)]
@@ -181,5 +181,32 @@ fn the_zeros_stream_inflates_to_its_length() {
         let inflated = libdeflater::Decompressor::new().zlib_decompress(&zeros_zlib(len), &mut out).unwrap();
         assert_eq!(inflated as u64, len);
         assert!(out[..inflated].iter().all(|&b| b == 0));
+    }
+}
+
+/// The attack files, small, as seeds of the `decode` fuzz target (each behind the case byte 2: a cover
+/// render into PNG). Checked against what the generators make; `SHUTTERBOX_WRITE_SEEDS=1` writes them.
+#[test]
+fn the_decode_fuzz_corpus_holds_the_attack_files() {
+    let mut small_png = Vec::new();
+    image::DynamicImage::ImageRgb8(image::RgbImage::from_fn(64, 64, |x, y| image::Rgb([x as u8 * 4, y as u8 * 4, 7])))
+        .write_to(&mut std::io::Cursor::new(&mut small_png), image::ImageFormat::Png)
+        .unwrap();
+    let seeds = [
+        ("attack-png-iccp-bomb", iccp_bomb_png(8 << 20)),
+        ("attack-avif-alpha-8192", avif_with_alpha((64, 64), (8192, 8192))),
+        ("attack-jpeg-600-scans", repeated_scan_jpeg(600)),
+        ("attack-png-corrupt-last-idat", with_corrupt_last_idat(&small_png)),
+        ("attack-gif-2000-frames", shutterbox_pipeline::samples::animated_gif(2000)),
+    ];
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/corpus/decode");
+    for (name, file) in seeds {
+        let seed = [&[2u8][..], &file].concat();
+        let path = dir.join(name);
+        if std::env::var_os("SHUTTERBOX_WRITE_SEEDS").is_some() {
+            std::fs::write(&path, &seed).unwrap();
+        }
+        let kept = std::fs::read(&path).unwrap_or_default();
+        assert!(kept == seed, "{} differs from its generator: run with SHUTTERBOX_WRITE_SEEDS=1", path.display());
     }
 }

@@ -21,7 +21,7 @@ use poem::{
 };
 use rand::RngCore;
 use sha2::{Digest, Sha256};
-use shutterbox_metadata::{PendingUpload, PieceRecord, Resumable};
+use shutterbox_metadata::{DeadWriters, PendingUpload, PieceRecord, Resumable};
 use shutterbox_model::{AccountId, FileId, Operation, PendingId, clock::now_ms};
 use shutterbox_storage::{AppendError, ObjectKey, Piece};
 use subtle::ConstantTimeEq;
@@ -424,17 +424,32 @@ async fn write_locked(
     Ok(Written { offset, file, expires_at_ms: Some(expires_at_ms) })
 }
 
-/// Takes upload `id`'s write lock for a holder of its own (returned), or answers 409 while another holds it.
+/// This process's writers, and the dead ones: `<node>/<boot>/<request>` names a lock's holder, and a lock of
+/// this node's from another boot (a process killed mid-request) is free to take at once.
+fn writers(state: &AppState) -> DeadWriters {
+    static BOOT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    let boot = BOOT.get_or_init(|| {
+        let mut id = [0u8; 8];
+        rand::rng().fill_bytes(&mut id);
+        hex::encode(id)
+    });
+    let node = &state.settings.node_id;
+    DeadWriters { node: format!("{node}/"), alive: format!("{node}/{boot}/") }
+}
+
+/// Takes upload `id`'s write lock for a holder of its own (returned), or answers 423 Locked with Retry-After
+/// while a live writer holds it (as tusd does).
 async fn take_lock(state: &AppState, id: &PendingId) -> Result<String, ApiError> {
-    let mut holder = [0u8; 16];
-    rand::rng().fill_bytes(&mut holder);
-    let holder = hex::encode(holder);
+    let mut request = [0u8; 16];
+    rand::rng().fill_bytes(&mut request);
+    let dead = writers(state);
+    let holder = format!("{}{}", dead.alive, hex::encode(request));
     let now = now_ms();
-    if !state.metadata.lock_upload(id, &holder, now, now + LOCK_MS).await? {
-        return Err(ApiError::new(
-            StatusCode::CONFLICT,
-            "another request is writing to this upload; try again shortly",
-        ));
+    if !state.metadata.lock_upload(id, &holder, now, now + LOCK_MS, &dead).await? {
+        return Err(ApiError {
+            retry_after: Some((LOCK_MS / 3 / 1000).unsigned_abs().max(1)),
+            ..ApiError::new(StatusCode::LOCKED, "another request is writing to this upload; try again shortly")
+        });
     }
     Ok(holder)
 }
@@ -444,7 +459,7 @@ async fn keep_lock(state: &AppState, id: &PendingId, holder: &str) {
     loop {
         tokio::time::sleep(Duration::from_millis((LOCK_MS / 3).unsigned_abs())).await;
         let now = now_ms();
-        match state.metadata.lock_upload(id, holder, now, now + LOCK_MS).await {
+        match state.metadata.lock_upload(id, holder, now, now + LOCK_MS, &writers(state)).await {
             Ok(true) => {}
             Ok(false) => return,
             // The database may be back before the lock runs out; record_piece checks the holder anyway.
