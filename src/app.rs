@@ -15,7 +15,7 @@ use shutterbox_metadata::MetadataStore;
 use shutterbox_model::{AccountName, Scope};
 use shutterbox_queue::JobQueue;
 use shutterbox_storage::ObjectStore;
-use shutterbox_variants::{RenderAdmission, RenderPool, Variants};
+use shutterbox_variants::{RenderAdmission, RenderPool, Variants, isolation::Isolation};
 use shutterbox_worker::{Sweeper, Worker};
 use tokio::{net::TcpListener, sync::watch};
 
@@ -67,6 +67,14 @@ pub struct Application {
     sweep: SweepSchedule,
     bootstrap_key: Option<MintedKey>,
     connections: ConnectionLimits,
+}
+
+/// Children of this binary for the decoders written in C that parse uploads (libheif: SECURITY.md), when
+/// this process is the `shutterbox` binary, which serves them (`shutterbox decode-isolated`). A test binary
+/// that serves in its own process decodes in it.
+pub fn decoder_isolation() -> Option<Isolation> {
+    let exe = std::env::current_exe().ok()?;
+    (exe.file_stem()? == "shutterbox").then(|| Isolation::new(exe))
 }
 
 /// This machine's name (for the default node id), or `localhost` when it has none.
@@ -170,6 +178,9 @@ impl Application {
             .with_original_memory(config.cache_bytes / 8)
             .with_store_bounds(config.backend.store_bounds())
             .with_admission(RenderAdmission::new(concurrency, config.render_queue));
+        if let Some(isolation) = decoder_isolation() {
+            variants = variants.with_isolation(isolation);
+        }
         if let Some(redis) = &queue.redis {
             variants = variants.with_flight(Arc::new(RenderLeases::new(redis.clone())));
         }

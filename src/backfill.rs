@@ -40,7 +40,10 @@ pub async fn run(args: BackfillArgs) -> Result<(), String> {
     let store = open_store(&args.backend, String::new()).await.map_err(|e| e.to_string())?;
     let pool = RenderPool::per_core().map_err(|e| format!("cannot start the render threads: {e}"))?;
     let concurrency = args.concurrency.unwrap_or(pool.threads()).max(1);
-    let variants = Variants::new(metadata.clone(), store, args.limits.render_options(), pool);
+    let mut variants = Variants::new(metadata.clone(), store, args.limits.render_options(), pool);
+    if let Some(isolation) = shutterbox::app::decoder_isolation() {
+        variants = variants.with_isolation(isolation);
+    }
 
     let (_, total) = metadata.undescribed_images(None, 0).await.map_err(|e| e.to_string())?;
     let bar = ProgressBar::new(total);

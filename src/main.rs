@@ -49,6 +49,11 @@ enum Command {
     },
     /// Print the OpenAPI document.
     Openapi,
+    /// (Internal) Decode one upload with a decoder written in C, limited to ADDRESS_SPACE bytes and CPU_SECS
+    /// of CPU time: the child process the service runs them in (SECURITY.md). Reads its request on
+    /// standard input.
+    #[command(name = "decode-isolated", hide = true)]
+    DecodeIsolated { address_space: u64, cpu_secs: u64 },
     /// Apply metadata migrations and exit (serve also applies them on start).
     Migrate(BackendConfig),
     /// Read the image facts and placeholders of images uploaded before they existed, with a progress bar;
@@ -165,6 +170,9 @@ async fn run(command: Command) -> Result<(), String> {
         Command::Warm(args) => warm::run(args).await,
         Command::Sign(args) => sign::run(args),
         Command::Keys { command } => keys_command(command).await,
+        Command::DecodeIsolated { address_space, cpu_secs } => {
+            shutterbox_variants::isolation::serve_child(address_space, cpu_secs).map_err(|e| e.to_string())
+        }
         Command::Openapi => {
             println!("{}", shutterbox_api::openapi::spec_json());
             Ok(())

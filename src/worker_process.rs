@@ -83,6 +83,9 @@ impl WorkerProcess {
         let options = config.limits.render_options();
         let mut variants = Variants::new(metadata.clone(), store.clone(), options, pool)
             .with_store_bounds(config.backend.store_bounds());
+        if let Some(isolation) = crate::app::decoder_isolation() {
+            variants = variants.with_isolation(isolation);
+        }
         // Claimed like the API nodes' renders, so a job and a request for one variant render it once.
         if let Some(redis) = opened.redis {
             variants = variants.with_flight(Arc::new(RenderLeases::new(redis)));

@@ -47,6 +47,10 @@ pub enum PipelineError {
     OutputTooLargeBytes { max_bytes: u64 },
     #[error("the image's {what} is larger than {limit} bytes, the most read")]
     MetadataTooLarge { what: &'static str, limit: u64 },
+    /// Refused where the reason was said already (a decoder run in a child process, which answers with
+    /// its own refusal's words).
+    #[error("{0}")]
+    Refused(String),
     #[error("internal pipeline fault: {0}")]
     Internal(String),
 }

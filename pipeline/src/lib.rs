@@ -74,5 +74,5 @@ pub use params::{Border, Crop, Fit, Format, PARAMS, ParamError, ParamKind, Param
 pub use placeholder::{PLACEHOLDER_SIZE, PlaceholderKind, placeholder_png};
 pub use plan::{Target, choose_auto_quality, output_size, shrink_on_load};
 pub use render::{crop_window, render};
-pub use source::SourceFormat;
+pub use source::{SourceFormat, parsed_by_libheif};
 pub use working_copy::{WORKING_COPY_TARGET, reads_working_copy, working_copy_transform};

@@ -363,6 +363,26 @@ fn avif_header(bytes: &[u8], max_pixels: u64) -> Result<Probe, PipelineError> {
     })
 }
 
+/// Whether reading `bytes` runs libheif (and libde265, C that parses the file): a HEIC, and an AVIF that
+/// avif-parse cannot read (a grid) or avif-decode misreads (grey, deeper than 8 bits), as `Probe` decides.
+/// Told from the container alone, in Rust, so that the caller can run what reads it elsewhere.
+pub fn parsed_by_libheif(bytes: &[u8]) -> bool {
+    match SourceFormat::detect(bytes) {
+        #[cfg(feature = "heic")]
+        Some(SourceFormat::Heic) => true,
+        #[cfg(feature = "heic")]
+        Some(SourceFormat::Avif) => {
+            // A container the checks refuse is refused before any decoder runs.
+            crate::isobmff::check_boxes(bytes).is_ok()
+                && match avif_parse::read_avif(&mut &bytes[..]) {
+                    Ok(avif) => avif.primary_item_metadata().is_ok_and(|meta| meta.bit_depth > 8 || meta.monochrome),
+                    Err(_) => true,
+                }
+        }
+        _ => false,
+    }
+}
+
 /// Whether avif-parse refused an AVIF for being a grid, which libheif reads.
 #[cfg(feature = "heic")]
 fn avif_is_grid(error: &avif_parse::Error) -> bool {

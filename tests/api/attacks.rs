@@ -473,3 +473,44 @@ async fn warming_is_bounded_per_account() {
     println!("warming flood: {accepted} batches of 500 items accepted, {refused} refused");
     assert!(refused > 0 && accepted < 30, "{accepted} accepted, {refused} refused");
 }
+
+/// HEIC is decoded by libheif and libde265, C that parses the upload: in a child process of the service's
+/// binary, whose crash refuses the render (400) and leaves the node serving.
+#[tokio::test]
+async fn a_crash_of_the_heic_decoder_ends_its_child_not_the_node() {
+    use shutterbox_pipeline::samples::{SampleKind, sample};
+    let heic = sample(SampleKind::HeicAlpha, 64, 48, 3).unwrap();
+    // Decoded in a child: the file renders through it as it would in the process.
+    let app = TestApp::spawn_processes(|_| {}).await;
+    let file = app.upload("photo.heic", "image/heic", &heic).await;
+    assert_eq!((file["width"].as_u64(), file["hasAlpha"].as_bool()), (Some(64), Some(true)), "facts from a child");
+    let (status, content_type, body) =
+        app.fetch(&format!("{}?w=32&format=png", file["secureUrl"].as_str().unwrap())).await;
+    assert_eq!((status, content_type.as_str()), (StatusCode::OK, "image/png"));
+    assert_eq!(crate::helpers::dimensions(&body), (32, 24));
+    drop(app);
+
+    // A child that crashes mid-decode: the render is refused, saying so, and the node keeps serving.
+    if crate::helpers::distributed() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let node = crate::helpers::ServeProcess::start(
+        &dir.path().join("data"),
+        crate::helpers::free_port(),
+        "crashing",
+        &[("FAILPOINTS", "decode-isolated-crash=return")],
+    )
+    .await;
+    let client = reqwest::Client::builder().no_proxy().build().unwrap();
+    let pending = node.presign_and_put(&client, "photo.heic", "image/heic", &heic).await;
+    let confirmed: Value = node.confirm(&client, &pending).await.unwrap().json().await.unwrap();
+    let url = confirmed["file"]["secureUrl"].as_str().unwrap().to_owned();
+    let message =
+        assert_error(client.get(format!("{url}?w=32&format=png")).send().await.unwrap(), StatusCode::BAD_REQUEST).await;
+    assert!(message.contains("decoder (libheif) failed on it"), "{message}");
+    let healthy = client.get(format!("{}/healthz", node.root)).send().await.unwrap();
+    assert!(healthy.status().is_success(), "the node serves on");
+    let jpeg = node.presign_and_put(&client, "calm.jpg", "image/jpeg", &noise_jpeg(32)).await;
+    assert!(node.confirm(&client, &jpeg).await.unwrap().status().is_success());
+}

@@ -14,6 +14,7 @@ mod sources;
 mod spec;
 mod variants;
 
+pub mod isolation;
 pub use admission::{RenderAdmission, RenderBudget, Throttled, Unlimited};
 pub use bounds::{Keep, StoreBounds, StoreStats};
 pub use error::VariantError;

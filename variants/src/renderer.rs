@@ -9,12 +9,13 @@ use bytes::Bytes;
 use prometheus::{HistogramOpts, HistogramVec};
 use shutterbox_metadata::{MetadataStore, VariantRecord};
 use shutterbox_model::{ImageFacts, PixelSummary, VariantDigest, clock::now_ms};
-use shutterbox_pipeline::{RenderOptions, Target, render, summarize};
+use shutterbox_pipeline::{RenderOptions, Target, parsed_by_libheif, render, summarize};
 use shutterbox_storage::{ObjectKey, ObjectStore};
 
 use crate::{
     bounds::{AccessLog, Eviction, Keep, StoreBounds, StoreStats},
     error::VariantError,
+    isolation::Isolation,
     render_pool::{Priority, RenderPool},
     sources::RenderSources,
     spec::{VariantKey, VariantSpec},
@@ -71,6 +72,8 @@ pub(crate) struct Renderer {
     pub(crate) access: Arc<AccessLog>,
     pub(crate) store_stats: Arc<StoreStats>,
     pub(crate) sources: RenderSources,
+    /// Where sources libheif parses are decoded (`isolation`); none: in this process.
+    pub(crate) isolation: Option<Isolation>,
 }
 
 impl Renderer {
@@ -91,6 +94,7 @@ impl Renderer {
             access: Arc::default(),
             store_stats: Arc::default(),
             sources: RenderSources::new(0),
+            isolation: None,
         }
     }
 
@@ -129,14 +133,19 @@ impl Renderer {
     /// before the queued renders of a lower `priority`.
     pub async fn render(&self, source: Bytes, spec: &VariantSpec, priority: Priority) -> Result<Variant, VariantError> {
         let (transform, target, options, times) = (*spec.transform(), spec.target(), self.options, self.times.clone());
-        let pool = self.pool.clone();
+        let (pool, isolation) = (self.pool.clone(), self.isolation.clone());
         let rendered = self
             .pool
             .run(priority, move || {
                 let started = std::time::Instant::now();
                 // A second core only while one idles: at saturation each render keeps to its own.
                 let options = RenderOptions { parallel: options.parallel && pool.core_to_spare(), ..options };
-                let rendered = render(&source, &transform, target, options);
+                let rendered = match &isolation {
+                    Some(isolation) if parsed_by_libheif(&source) => {
+                        isolation.render(&source, &transform, target, &options)
+                    }
+                    _ => render(&source, &transform, target, options),
+                };
                 let seconds = started.elapsed().as_secs_f64();
                 tracing::debug!(elapsed_ms = seconds * 1e3, "rendered");
                 match &rendered {
@@ -159,8 +168,12 @@ impl Renderer {
     /// thread at background priority.
     pub async fn describe(&self, source: Bytes) -> Result<(ImageFacts, PixelSummary), VariantError> {
         let options = RenderOptions { parallel: false, ..self.options };
+        let isolation = self.isolation.clone();
         self.pool
-            .run(Priority::Background, move || summarize(&source, &options))
+            .run(Priority::Background, move || match &isolation {
+                Some(isolation) if parsed_by_libheif(&source) => isolation.summarize(&source, &options),
+                _ => summarize(&source, &options),
+            })
             .await?
             .map_err(|e| if e.is_client_error() { VariantError::Rejected(e) } else { VariantError::Render(e) })
     }

@@ -146,6 +146,25 @@ impl Variants {
         self
     }
 
+    /// Decodes the sources libheif parses (HEIC, some AVIFs) in child processes of `isolation` instead of in
+    /// this one (`isolation`): the service's binary sets it; a library user, or a test serving in its own
+    /// process, may leave it unset.
+    pub fn with_isolation(mut self, isolation: crate::isolation::Isolation) -> Self {
+        self.renderer.isolation = Some(isolation);
+        self
+    }
+
+    /// The facts of a whole file (`pipeline::read_facts`), read where its decoders run: a source libheif
+    /// parses in a child process when isolation is set. Blocking: for a blocking thread.
+    pub fn whole_facts(&self, bytes: &[u8]) -> Result<Option<ImageFacts>, shutterbox_pipeline::PipelineError> {
+        match &self.renderer.isolation {
+            Some(isolation) if shutterbox_pipeline::parsed_by_libheif(bytes) => {
+                isolation.facts(bytes, self.renderer.options())
+            }
+            _ => shutterbox_pipeline::read_facts(bytes, true),
+        }
+    }
+
     /// Claims renders through `flight` (Redis leases in distributed mode) instead of this process alone.
     pub fn with_flight(mut self, flight: Arc<dyn RenderFlight>) -> Self {
         self.flight = flight;

@@ -183,13 +183,20 @@ const WHOLE_READ_BYTES: u64 = 64 << 20;
 /// cannot be read here: the description job tries again, and says why if it cannot either.
 async fn header_facts(state: &AppState, key: &ObjectKey, head: Vec<u8>, size: u64) -> Option<ImageFacts> {
     let whole = head.len() as u64 >= size;
-    match read_facts(&head, whole) {
-        Ok(Some(facts)) => return Some(facts),
-        Ok(None) if size <= WHOLE_READ_BYTES => {}
-        Ok(None) => return None,
-        Err(e) => {
-            tracing::debug!(error = %e, "an image's headers do not read");
+    // What libheif parses is read where the service's isolated decoders run, never here.
+    if shutterbox_pipeline::parsed_by_libheif(&head) {
+        if size > WHOLE_READ_BYTES {
             return None;
+        }
+    } else {
+        match read_facts(&head, whole) {
+            Ok(Some(facts)) => return Some(facts),
+            Ok(None) if size <= WHOLE_READ_BYTES => {}
+            Ok(None) => return None,
+            Err(e) => {
+                tracing::debug!(error = %e, "an image's headers do not read");
+                return None;
+            }
         }
     }
     let bytes = match state.store.get(key).await {
@@ -201,7 +208,8 @@ async fn header_facts(state: &AppState, key: &ObjectKey, head: Vec<u8>, size: u6
         }
     };
     // A container walked end to end (or copied, as avif-parse does) is work for a blocking thread.
-    tokio::task::spawn_blocking(move || read_facts(&bytes, true)).await.ok()?.ok().flatten()
+    let variants = state.variants.clone();
+    tokio::task::spawn_blocking(move || variants.whole_facts(&bytes)).await.ok()?.ok().flatten()
 }
 
 /// Queues the description of a new image (its pixel summary, and its facts where confirm could not read
