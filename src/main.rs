@@ -289,11 +289,17 @@ fn show_bootstrap_key(key: &keys::MintedKey, data_dir: &std::path::Path) -> Resu
 const BOOTSTRAP_KEY_FILE: &str = "bootstrap-key";
 
 /// Writes `bytes` to a new file at `path` that only this user may read or write (mode 0600 from its
-/// creation, so it is never readable by others, even for a moment).
+/// creation, so it is never readable by others, even for a moment). A file left there by an earlier first
+/// start (a data directory kept while its database was replaced) is replaced.
 fn write_private(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
     use std::{io::Write, os::unix::fs::OpenOptionsExt};
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir)?;
+    }
+    if let Err(e) = std::fs::remove_file(path)
+        && e.kind() != std::io::ErrorKind::NotFound
+    {
+        return Err(e);
     }
     let mut file = std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(path)?;
     file.write_all(bytes)?;
