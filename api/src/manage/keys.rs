@@ -28,8 +28,11 @@ pub struct ApiKeyInfo {
     /// `secret`, `upload` or `read`.
     pub scope: String,
     pub created_at: String,
-    /// When it stops working; none: until revoked.
+    /// When it stops working; null: until revoked.
+    #[oai(nullable)]
     pub expires_at: Option<String>,
+    /// When it was revoked; null while it is not.
+    #[oai(nullable)]
     pub revoked_at: Option<String>,
     /// `active`, `expired` or `revoked`.
     pub state: String,
@@ -49,8 +52,8 @@ pub struct ApiKeyList {
 pub struct CreateKeyRequest {
     /// `secret`, `upload` or `read`.
     pub scope: String,
-    /// Days it is valid for, 1 to 36500; omitted: until revoked.
-    #[oai(validator(minimum(value = "1"), maximum(value = "36500")))]
+    /// Days it is valid for, 1 to 36500; omitted or null: until revoked.
+    #[oai(nullable, validator(minimum(value = "1"), maximum(value = "36500")))]
     pub expires_in_days: Option<u64>,
 }
 
