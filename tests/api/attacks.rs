@@ -514,3 +514,28 @@ async fn a_crash_of_the_heic_decoder_ends_its_child_not_the_node() {
     let jpeg = node.presign_and_put(&client, "calm.jpg", "image/jpeg", &noise_jpeg(32)).await;
     assert!(node.confirm(&client, &jpeg).await.unwrap().status().is_success());
 }
+
+/// The idle rule closes connections that ask nothing, never one in the middle of a slow download.
+#[tokio::test]
+async fn a_slow_download_outlasts_the_idle_timeout() {
+    let app = TestApp::spawn_processes(|config| config.connections.idle_timeout_secs = 1).await;
+    let bytes: Vec<u8> = (0..8u32 << 20).map(|i| (i % 251) as u8).collect();
+    let file = app.upload("big.bin", "application/octet-stream", &bytes).await;
+    let raw = file["rawUrl"].as_str().unwrap().split_once("/v1/").unwrap().1.to_owned();
+    let mut stream = TcpStream::connect(node_addr(&app)).await.unwrap();
+    let request = format!("GET /v1/{raw} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    stream.write_all(request.as_bytes()).await.unwrap();
+    // Read 256 KiB every 100 ms: the body takes over 3 s, three idle timeouts.
+    let (mut got, mut buffer, started) = (Vec::new(), vec![0u8; 256 << 10], Instant::now());
+    loop {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let n = stream.read(&mut buffer).await.unwrap();
+        if n == 0 {
+            break;
+        }
+        got.extend_from_slice(&buffer[..n]);
+    }
+    let body = got.windows(4).position(|w| w == b"\r\n\r\n").map(|at| &got[at + 4..]).unwrap();
+    assert!(started.elapsed() > Duration::from_secs(2), "{:?}", started.elapsed());
+    assert!(body == bytes.as_slice(), "{} of {} bytes", body.len(), bytes.len());
+}

@@ -151,8 +151,7 @@ where
                     let mut request = poem::Request::from((request, local, remote, Scheme::HTTP));
                     guard_body(&mut request, stall);
                     let response: hyper::Response<ResponseBody> = endpoint.get_response(request).await.into();
-                    drop(busy);
-                    Ok::<_, Infallible>(response)
+                    Ok::<_, Infallible>(busy_while_sent(response, busy))
                 }
             })
         };
@@ -287,6 +286,41 @@ impl Activity {
 
     fn is_idle(&self) -> bool {
         !self.busy() && Instant::now() >= self.next_check()
+    }
+}
+
+/// A response body that may take long to send (streamed, or large) keeps its connection busy until it is
+/// sent: the idle rule must not close a connection in the middle of a download. A small one is written at
+/// once and skips the wrapper (and its allocation, on the hot path of cached variants).
+fn busy_while_sent(response: hyper::Response<ResponseBody>, busy: Busy) -> hyper::Response<ResponseBody> {
+    const WRITTEN_AT_ONCE: u64 = 1 << 20;
+    let small = response.body().size_hint().upper().is_some_and(|len| len <= WRITTEN_AT_ONCE);
+    if small || response.body().is_end_stream() {
+        return response;
+    }
+    response.map(|body| Sending { inner: body, _busy: busy }.boxed())
+}
+
+/// A response body being sent, holding its connection's `Busy` until it is done or dropped.
+struct Sending {
+    inner: ResponseBody,
+    _busy: Busy,
+}
+
+impl HttpBody for Sending {
+    type Data = Bytes;
+    type Error = io::Error;
+
+    fn poll_frame(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, io::Error>>> {
+        Pin::new(&mut self.get_mut().inner).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.inner.size_hint()
     }
 }
 
