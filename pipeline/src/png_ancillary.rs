@@ -10,14 +10,26 @@ pub(crate) const MAX_ICC_BYTES: usize = 4 << 20;
 /// The most inflated text (`zTXt`, compressed `iTXt`: XMP and comments) read over all chunks.
 pub(crate) const MAX_TEXT_BYTES: usize = 8 << 20;
 
+/// How much of a PNG `check` reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Extent {
+    /// The chunks before the first `IDAT`: what a header reader inflates (the profile must be there).
+    BeforeImageData,
+    /// Every chunk: what a whole decode inflates.
+    Whole,
+}
+
 /// Refuses a PNG whose `iCCP` profile inflates past `MAX_ICC_BYTES` or whose compressed texts together
-/// pass `MAX_TEXT_BYTES`. A chunk that does not inflate is left to the decoder, which ignores or refuses
-/// it as it does today.
-pub(crate) fn check(bytes: &[u8]) -> Result<(), PipelineError> {
+/// pass `MAX_TEXT_BYTES`, within `extent`. A chunk that does not inflate is left to the decoder, which
+/// ignores or refuses it as it does today.
+pub(crate) fn check(bytes: &[u8], extent: Extent) -> Result<(), PipelineError> {
     let mut inflater = Inflater { decompressor: libdeflater::Decompressor::new(), buffer: Vec::new() };
     let mut text_left = MAX_TEXT_BYTES;
     let mut profile_seen = false;
     for (kind, data) in chunks(bytes) {
+        if extent == Extent::BeforeImageData && &kind == b"IDAT" {
+            break;
+        }
         match &kind {
             // Decoders read the first profile only.
             b"iCCP" if !profile_seen => {
@@ -149,30 +161,30 @@ mod tests {
         let icc = keyword(b"icc", &[&[0u8][..], &zlib(&vec![7; 100_000])].concat());
         let text = keyword(b"Comment", &[&[0u8][..], &zlib(b"hello")].concat());
         let itxt = keyword(b"XML:com.adobe.xmp", &[&[1u8, 0][..], b"\0\0", &zlib(&vec![b'x'; 1 << 20])].concat());
-        check(&png(&[(b"iCCP", icc), (b"zTXt", text), (b"iTXt", itxt)])).unwrap();
+        check(&png(&[(b"iCCP", icc), (b"zTXt", text), (b"iTXt", itxt)]), Extent::Whole).unwrap();
     }
 
     #[test]
     fn a_profile_past_its_cap_is_refused_naming_it() {
         let icc = keyword(b"icc", &[&[0u8][..], &zlib(&vec![0; MAX_ICC_BYTES + 1])].concat());
-        let error = check(&png(&[(b"iCCP", icc)])).unwrap_err();
+        let error = check(&png(&[(b"iCCP", icc)]), Extent::Whole).unwrap_err();
         assert!(error.to_string().contains("ICC profile"), "{error}");
     }
 
     #[test]
     fn texts_past_their_cap_together_are_refused() {
         let one = keyword(b"Comment", &[&[0u8][..], &zlib(&vec![b'a'; MAX_TEXT_BYTES / 2 + 1])].concat());
-        check(&png(&[(b"zTXt", one.clone())])).unwrap();
-        let error = check(&png(&[(b"zTXt", one.clone()), (b"zTXt", one)])).unwrap_err();
+        check(&png(&[(b"zTXt", one.clone())]), Extent::Whole).unwrap();
+        let error = check(&png(&[(b"zTXt", one.clone()), (b"zTXt", one)]), Extent::Whole).unwrap_err();
         assert!(error.to_string().contains("compressed text"), "{error}");
     }
 
     #[test]
     fn corrupt_or_cut_chunks_are_left_to_the_decoder() {
-        check(&png(&[(b"iCCP", keyword(b"icc", b"\0not zlib"))])).unwrap();
+        check(&png(&[(b"iCCP", keyword(b"icc", b"\0not zlib"))]), Extent::Whole).unwrap();
         let mut cut = png(&[(b"iCCP", keyword(b"icc", &[&[0u8][..], &zlib(&[1; 10])].concat()))]);
         cut.truncate(cut.len() - 6);
-        check(&cut).unwrap();
-        check(b"\x89PNG\r\n\x1a\n").unwrap();
+        check(&cut, Extent::Whole).unwrap();
+        check(b"\x89PNG\r\n\x1a\n", Extent::Whole).unwrap();
     }
 }

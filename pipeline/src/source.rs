@@ -165,6 +165,13 @@ impl Probe {
     /// pixels than allowed, or more frames.
     pub fn read(bytes: &[u8], options: &RenderOptions) -> Result<Self, PipelineError> {
         crate::options::check_source_bytes(bytes.len() as u64, options.max_source_bytes)?;
+        // What only decoding the whole file costs: a JPEG's scans, a PNG's texts after its image data. Not
+        // part of `headers`, so facts read from a file's head agree with its whole file's.
+        match SourceFormat::detect(bytes) {
+            Some(SourceFormat::Jpeg) => check_scans(bytes)?,
+            Some(SourceFormat::Png) => crate::png_ancillary::check(bytes, crate::png_ancillary::Extent::Whole)?,
+            _ => {}
+        }
         let mut probe = Self::headers(bytes, options)?;
         probe.colour =
             crate::colour::embedded_profile(bytes, probe.format, options.max_pixels).and_then(|icc| ToSrgb::new(&icc));
@@ -176,8 +183,8 @@ impl Probe {
         let format = SourceFormat::detect(bytes).ok_or(PipelineError::UnsupportedFormat)?;
         match format {
             SourceFormat::Avif => crate::isobmff::check_boxes(bytes).map_err(PipelineError::decode)?,
-            SourceFormat::Png => crate::png_ancillary::check(bytes)?,
-            SourceFormat::Jpeg => check_scans(bytes)?,
+            // What header readers inflate: the chunks before the image data (the ICC profile is among them).
+            SourceFormat::Png => crate::png_ancillary::check(bytes, crate::png_ancillary::Extent::BeforeImageData)?,
             _ => {}
         }
         let frames = count_frames(bytes, format, options.max_frames)?;

@@ -208,5 +208,15 @@ fn the_decode_fuzz_corpus_holds_the_attack_files() {
         }
         let kept = std::fs::read(&path).unwrap_or_default();
         assert!(kept == seed, "{} differs from its generator: run with SHUTTERBOX_WRITE_SEEDS=1", path.display());
+        // The decode target's properties: a head's facts are the whole file's, and a refusal is the file's.
+        let whole = shutterbox_pipeline::read_facts(&file, true);
+        if let Ok(Some(head)) = shutterbox_pipeline::read_facts(&file[..file.len() / 2], false) {
+            assert_eq!(whole.as_ref().ok(), Some(&Some(head)), "{name}: the head's facts are the file's");
+        }
+        let transform = shutterbox_pipeline::Transform::from_query("w=64&h=64&fit=cover").unwrap();
+        let target = shutterbox_pipeline::Target::Format(shutterbox_pipeline::OutputFormat::Png);
+        if let Err(e) = shutterbox_pipeline::render(&file, &transform, target, Default::default()) {
+            assert!(e.is_client_error(), "{name}: {e}");
+        }
     }
 }
