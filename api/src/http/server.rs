@@ -83,7 +83,7 @@ impl Default for ConnectionLimits {
 /// What a connection past the cap is told before it is closed: the spec's error body, and when to retry.
 const OVER_CAPACITY: &[u8] =
     b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nRetry-After: 1\r\n\
-Connection: close\r\nContent-Length: 83\r\n\r\n\
+Connection: close\r\nContent-Length: 81\r\n\r\n\
 {\"message\":\"too many open connections; retry shortly\",\"status\":503,\"headers\":{}}\n";
 
 /// Serves `endpoint` on `listener` until `shutdown` resolves; then stops accepting, lets every open
@@ -431,5 +431,21 @@ impl HttpBody for StallGuard {
 
     fn size_hint(&self) -> SizeHint {
         self.inner.size_hint()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::OVER_CAPACITY;
+
+    /// The refusal is written by hand: its Content-Length must be its body's, or a client waits for bytes
+    /// that never come.
+    #[test]
+    fn the_refusal_declares_its_own_length() {
+        let text = std::str::from_utf8(OVER_CAPACITY).unwrap();
+        let (head, body) = text.split_once("\r\n\r\n").unwrap();
+        let declared: usize = head.lines().find_map(|l| l.strip_prefix("Content-Length: ")).unwrap().parse().unwrap();
+        assert_eq!(declared, body.len());
+        assert!(serde_json::from_str::<serde_json::Value>(body).is_ok_and(|v| v["status"] == 503));
     }
 }
