@@ -168,11 +168,17 @@ pub struct RenderLimits {
           value_parser = clap::value_parser!(u64).range(1..))]
     pub max_source_bytes: u64,
 
-    /// Seconds one render may take; a render past them stops at its next frame and is answered 400 naming
-    /// it (an animation too costly to render in time).
+    /// Seconds one render may take from its start; a render past them stops at its next step or frame and
+    /// is answered 503 naming it (the service too busy to finish it; never remembered as a refusal).
     #[arg(long, env = "SHUTTERBOX_RENDER_TIMEOUT_SECS", default_value_t = shutterbox_pipeline::DEFAULT_RENDER_TIMEOUT_SECS,
           value_parser = clap::value_parser!(u64).range(1..))]
     pub render_timeout_secs: u64,
+
+    /// Seconds of CPU time one render may use; a render past them stops at its next step or frame and is
+    /// answered 400 naming it (the input asked for more work than one render may do).
+    #[arg(long, env = "SHUTTERBOX_RENDER_CPU_SECS", default_value_t = shutterbox_pipeline::DEFAULT_RENDER_CPU_SECS,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub render_cpu_secs: u64,
 }
 
 impl Default for RenderLimits {
@@ -185,6 +191,7 @@ impl Default for RenderLimits {
             max_animation_pixels: options.max_animation_pixels,
             max_source_bytes: options.max_source_bytes,
             render_timeout_secs: options.render_timeout_secs,
+            render_cpu_secs: options.render_cpu_secs,
         }
     }
 }
@@ -198,6 +205,7 @@ impl RenderLimits {
             max_animation_pixels: self.max_animation_pixels,
             max_source_bytes: self.max_source_bytes,
             render_timeout_secs: self.render_timeout_secs,
+            render_cpu_secs: self.render_cpu_secs,
             ..RenderOptions::default()
         }
     }

@@ -124,13 +124,16 @@ impl From<&StoreError> for ApiError {
 }
 
 /// The one place a variant failure becomes an HTTP status: what the upload's bytes or the request's
-/// parameters caused is a 400 naming it, a spent cold-render budget a 429, a full render queue a 503, our
-/// own fault a 500.
+/// parameters caused is a 400 naming it, a spent cold-render budget a 429, a full render queue or a render
+/// past its deadline a 503, our own fault a 500.
 impl From<&VariantError> for ApiError {
     fn from(e: &VariantError) -> Self {
         match e {
             VariantError::Rejected(e) => Self::bad_request(e.to_string()),
             VariantError::Overloaded => Self::overloaded(),
+            VariantError::Unfinished(e) => {
+                Self { retry_after: Some(1), ..Self::new(StatusCode::SERVICE_UNAVAILABLE, e.to_string()) }
+            }
             VariantError::Throttled { retry_after_secs } => {
                 Self { retry_after: Some(*retry_after_secs), ..Self::new(StatusCode::TOO_MANY_REQUESTS, e.to_string()) }
             }
@@ -224,19 +227,24 @@ mod tests {
             PipelineError::OutputTooLarge { format: OutputFormat::Webp, width: 20_000, height: 10, max_side: 16_383 },
             PipelineError::SourceTooLarge { bytes: 1 << 30, max_bytes: 256 << 20 },
             PipelineError::TooManyScans { max_scans: 500 },
-            PipelineError::DeadlineExceeded { secs: 30 },
+            PipelineError::CpuBudgetExceeded { secs: 20 },
             PipelineError::OutputTooLargeBytes { max_bytes: 64 << 20 },
             PipelineError::MetadataTooLarge { what: "ICC profile", limit: 4 << 20 },
         ];
         for error in by_the_request {
             let message = error.to_string();
             assert!(error.is_client_error(), "{message}");
-            let status = ApiError::from(&VariantError::Rejected(error)).status;
+            let status = ApiError::from(&VariantError::of_render(error)).status;
             assert_eq!(status, StatusCode::BAD_REQUEST, "{message}");
         }
         let ours = PipelineError::Internal("resize failed".into());
         assert!(!ours.is_client_error());
         assert_eq!(ApiError::from(&VariantError::Render(ours)).status, StatusCode::INTERNAL_SERVER_ERROR);
         assert_eq!(ApiError::from(&VariantError::Overloaded).status, StatusCode::SERVICE_UNAVAILABLE);
+        // A render that ran out of time for the service's load, or whose caller left, may succeed later.
+        for unfinished in [PipelineError::DeadlineExceeded { secs: 30 }, PipelineError::Cancelled] {
+            let answer = ApiError::from(&VariantError::of_render(unfinished));
+            assert_eq!((answer.status, answer.retry_after), (StatusCode::SERVICE_UNAVAILABLE, Some(1)));
+        }
     }
 }

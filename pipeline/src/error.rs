@@ -38,11 +38,18 @@ pub enum PipelineError {
     SourceTooLarge { bytes: u64, max_bytes: u64 },
     #[error("the image has more than {max_scans} scans, the most decoded")]
     TooManyScans { max_scans: usize },
-    #[error(
-        "the render took longer than the {secs} s one render may take; ask for a smaller output, or anim=false \
-         for an animation"
-    )]
+    /// Past the wall-clock deadline: the service was too busy to finish in time (not the input's fault, so
+    /// never remembered as a refusal).
+    #[error("the render did not finish within the {secs} s one render may take; the service is busy, try again")]
     DeadlineExceeded { secs: u64 },
+    #[error(
+        "the render needed more than the {secs} s of CPU time one render may use; ask for a smaller output, or \
+         anim=false for an animation"
+    )]
+    CpuBudgetExceeded { secs: u64 },
+    /// The caller went away; nobody reads this.
+    #[error("the render was cancelled: its request went away")]
+    Cancelled,
     #[error("the animation would be more than {max_bytes} bytes; ask for a smaller w or h, or anim=false")]
     OutputTooLargeBytes { max_bytes: u64 },
     #[error("the image's {what} is larger than {limit} bytes, the most read")]
@@ -67,5 +74,11 @@ impl PipelineError {
     /// Whether the request (its image or its parameters) is at fault, as opposed to the service.
     pub fn is_client_error(&self) -> bool {
         !matches!(self, Self::Internal(_))
+    }
+
+    /// Whether the render stopped for the service's load or its caller's leaving, not for what it was
+    /// asked: the same request may succeed later, so it is answered 503 and never remembered as refused.
+    pub fn is_transient(&self) -> bool {
+        matches!(self, Self::DeadlineExceeded { .. } | Self::Cancelled)
     }
 }

@@ -19,16 +19,24 @@ pub(crate) fn is_heic(bytes: &[u8]) -> bool {
 /// The primary image's size as delivered (after `clap`, `irot`, `imir`), refused over `max_pixels` as
 /// coded or as delivered.
 pub(crate) fn header(bytes: &[u8], max_pixels: u64) -> Result<Size, PipelineError> {
-    let context = HeifContext::read_from_bytes(bytes).map_err(PipelineError::decode)?;
+    let context = context(bytes, max_pixels)?;
     let handle = context.primary_image_handle().map_err(PipelineError::decode)?;
     checked_size(&handle, max_pixels)
 }
 
 /// The primary image's size as delivered and whether it has an alpha channel, from the container alone.
 pub(crate) fn layout(bytes: &[u8], max_pixels: u64) -> Result<(Size, bool), PipelineError> {
-    let context = HeifContext::read_from_bytes(bytes).map_err(PipelineError::decode)?;
+    let context = context(bytes, max_pixels)?;
     let handle = context.primary_image_handle().map_err(PipelineError::decode)?;
     Ok((checked_size(&handle, max_pixels)?, handle.has_alpha_channel()))
+}
+
+/// libheif's context for `bytes`, once every item's coded size is within `max_pixels`
+/// (`heif::check_item_sizes`): libheif 1.15 bounds only each side (32,768 by default), and its binding
+/// reads the file as it makes the context, so the pixel bound is ours to hold first.
+fn context(bytes: &[u8], max_pixels: u64) -> Result<HeifContext, PipelineError> {
+    crate::heif::check_item_sizes(bytes, max_pixels)?;
+    HeifContext::read_from_bytes(bytes).map_err(PipelineError::decode)
 }
 
 fn checked_size(handle: &ImageHandle, max_pixels: u64) -> Result<Size, PipelineError> {
@@ -45,7 +53,7 @@ fn checked_size(handle: &ImageHandle, max_pixels: u64) -> Result<Size, PipelineE
 
 /// The primary image, upright, as 8-bit RGB or RGBA (deeper images are reduced by libheif).
 pub(crate) fn decode(bytes: &[u8], max_pixels: u64) -> Result<DynamicImage, PipelineError> {
-    let context = HeifContext::read_from_bytes(bytes).map_err(PipelineError::decode)?;
+    let context = context(bytes, max_pixels)?;
     let handle = context.primary_image_handle().map_err(PipelineError::decode)?;
     let size = checked_size(&handle, max_pixels)?;
     let alpha = handle.has_alpha_channel();

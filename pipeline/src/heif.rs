@@ -58,6 +58,32 @@ pub(crate) fn primary_icc_profile(bytes: &[u8]) -> Option<Vec<u8>> {
     })
 }
 
+/// Refuses a HEIF (AVIF) whose any image item is over `max_pixels` by its `ispe` (the size it is coded at,
+/// which is what a decoder allocates): alpha and depth planes, thumbnails, grid tiles and the grid's canvas
+/// alike, not only the primary item, checked in Rust before libheif or libaom reads a pixel. A container
+/// without the boxes is left to the decoder, which refuses it.
+pub(crate) fn check_item_sizes(bytes: &[u8], max_pixels: u64) -> Result<(), PipelineError> {
+    let Some(ipco) = child(bytes, b"meta")
+        .and_then(|meta| meta.get(4..))
+        .and_then(|meta| child(meta, b"iprp"))
+        .and_then(|iprp| child(iprp, b"ipco"))
+    else {
+        return Ok(());
+    };
+    for (name, content) in children(ipco) {
+        if &name != b"ispe" {
+            continue;
+        }
+        let (Some(width), Some(height)) = (be32(content, 4), be32(content, 8)) else {
+            return Err(PipelineError::Decode("an image item's size (ispe) is cut short".into()));
+        };
+        if u64::from(width) * u64::from(height) > max_pixels {
+            return Err(PipelineError::TooManyPixels { width, height, max_pixels });
+        }
+    }
+    Ok(())
+}
+
 /// The properties associated with the primary item, in the order its `ipma` entries list them.
 fn primary_properties(bytes: &[u8]) -> Option<Vec<([u8; 4], &[u8])>> {
     let meta = child(bytes, b"meta")?.get(4..)?;
@@ -212,7 +238,7 @@ mod tests {
     use image::{DynamicImage, Rgb, RgbImage};
     use proptest::prelude::*;
 
-    use super::{Axis, CleanAperture, Transform, apply, primary_transforms, transformed_size};
+    use super::{Axis, CleanAperture, Transform, apply, check_item_sizes, primary_transforms, transformed_size};
     use crate::geometry::Size;
 
     fn boxed(name: &[u8; 4], content: &[u8]) -> Vec<u8> {
@@ -220,6 +246,34 @@ mod tests {
         out.extend_from_slice(name);
         out.extend_from_slice(content);
         out
+    }
+
+    /// Every item's `ispe` counts, an alpha item's as much as the colour item's: a 64×64 picture with an
+    /// 8192×8192 alpha plane is refused by its alpha item's size.
+    #[test]
+    fn every_items_coded_size_is_held_to_the_pixel_budget() {
+        let ispe =
+            |width: u32, height: u32| boxed(b"ispe", &[[0u8; 4], width.to_be_bytes(), height.to_be_bytes()].concat());
+        let file_with = |sizes: &[(u32, u32)]| {
+            let ipco = boxed(b"ipco", &sizes.iter().flat_map(|&(w, h)| ispe(w, h)).collect::<Vec<_>>());
+            let meta = [vec![0; 4], boxed(b"iprp", &ipco)].concat();
+            [boxed(b"ftyp", b"heic\0\0\0\0mif1heic"), boxed(b"meta", &meta)].concat()
+        };
+        let file = file_with(&[(64, 64), (8192, 8192)]);
+        check_item_sizes(&file, 8192 * 8192).unwrap();
+        let refused = check_item_sizes(&file, 50_000_000).unwrap_err();
+        assert!(refused.to_string().contains("8192x8192"), "{refused}");
+        let small = file_with(&[(64, 64)]);
+        check_item_sizes(&small, 64 * 64).unwrap();
+        assert!(check_item_sizes(&small, 64 * 64 - 1).is_err());
+        // A size cut short is refused; a file without the boxes is the decoder's to refuse.
+        let cut = [
+            boxed(b"ftyp", b"heic\0\0\0\0mif1heic"),
+            boxed(b"meta", &[vec![0; 4], boxed(b"iprp", &boxed(b"ipco", &boxed(b"ispe", &[0; 8])))].concat()),
+        ]
+        .concat();
+        assert!(check_item_sizes(&cut, u64::MAX).is_err());
+        check_item_sizes(b"not a container", 1).unwrap();
     }
 
     fn clap(width: u32, height: u32, horizontal: i32, vertical: i32) -> Vec<u8> {

@@ -67,12 +67,12 @@ pub use geometry::{Padding, Rect, ResizePlan, Size, plan_resize};
 pub use gravity::{FOCAL_UNITS, FocalPoint, Gravity, Interest};
 pub use image_type::{IMAGE_TYPES, ImageType, ImageTypeInfo};
 pub use options::{
-    DEFAULT_MAX_ANIMATION_PIXELS, DEFAULT_MAX_FRAMES, DEFAULT_MAX_SOURCE_BYTES, DEFAULT_RENDER_TIMEOUT_SECS,
-    RenderOptions, check_source_bytes,
+    CancelOnDrop, Cancellation, DEFAULT_MAX_ANIMATION_PIXELS, DEFAULT_MAX_FRAMES, DEFAULT_MAX_SOURCE_BYTES,
+    DEFAULT_RENDER_CPU_SECS, DEFAULT_RENDER_TIMEOUT_SECS, RenderOptions, check_source_bytes,
 };
 pub use params::{Border, Crop, Fit, Format, PARAMS, ParamError, ParamKind, ParamSpec, Quality, Transform};
 pub use placeholder::{PLACEHOLDER_SIZE, PlaceholderKind, placeholder_png};
 pub use plan::{Target, choose_auto_quality, output_size, shrink_on_load};
-pub use render::{crop_window, render};
+pub use render::{crop_window, render, render_cancellable};
 pub use source::{SourceFormat, parsed_by_libheif};
 pub use working_copy::{WORKING_COPY_TARGET, reads_working_copy, working_copy_transform};

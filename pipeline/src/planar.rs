@@ -29,6 +29,7 @@ use crate::{
     encode::{OutputFormat, Rendered, encode_yuv420},
     geometry::{Rect, ResizePlan, Size},
     ops::lanczos3_resize,
+    options::Deadline,
     params::Quality,
     plan::RenderPlan,
     split_jpeg,
@@ -39,10 +40,18 @@ use crate::{
 /// Renders `source` through the planar path the plan chose (`RenderPath::Planar`), or `None` when
 /// libjpeg-turbo will not decode the file this way after all (the general path, which has its own
 /// fallback decoder, then renders it and reports failures as it always has).
-pub(crate) fn render(source: &[u8], plan: &RenderPlan, parallel: bool) -> Option<Result<Rendered, PipelineError>> {
+pub(crate) fn render(
+    source: &[u8],
+    plan: &RenderPlan,
+    parallel: bool,
+    deadline: &Deadline,
+) -> Option<Result<Rendered, PipelineError>> {
     let planned = PlanarPlan::of(plan)?;
     let Quality::Value(quality) = plan.quality else { return None };
     let decoded = decode_planes(source, planned.shrink, plan.full, parallel).ok()?;
+    if let Err(e) = deadline.check() {
+        return Some(Err(e));
+    }
     Some(resize_and_encode(&decoded, planned.scaled, planned.kept, plan.output, quality, parallel))
 }
 
@@ -409,7 +418,7 @@ mod tests {
         options: &RenderOptions,
     ) -> Option<Result<Rendered, PipelineError>> {
         let plan = plan_taking(source, transform, target, options, &[RenderPath::Planar])?;
-        render(source, &plan, options.parallel)
+        render(source, &plan, options.parallel, &Deadline::of(options, &crate::Cancellation::new()))
     }
 
     /// The planar steps into RGB, when the plan takes a planar path (both start with them).

@@ -9,7 +9,7 @@ use crate::{
     PipelineError,
     decode::decode_pixels,
     encode::{Rendered, encode},
-    options::RenderOptions,
+    options::{Cancellation, Deadline, RenderOptions},
     params::Transform,
     plan::{RenderPath, RenderPlan, Target},
     source::Probe,
@@ -23,26 +23,39 @@ pub fn render(
     target: Target,
     options: RenderOptions,
 ) -> Result<Rendered, PipelineError> {
-    let deadline = crate::options::Deadline::after(options.render_timeout_secs);
+    render_cancellable(source, transform, target, options, &Cancellation::new())
+}
+
+/// `render`, stopping with `PipelineError::Cancelled` at its next step or frame once `cancellation` is
+/// cancelled (and, like every render, at its deadline and CPU budget).
+pub fn render_cancellable(
+    source: &[u8],
+    transform: &Transform,
+    target: Target,
+    options: RenderOptions,
+    cancellation: &Cancellation,
+) -> Result<Rendered, PipelineError> {
+    let deadline = Deadline::of(&options, cancellation);
     let probe = Probe::read(source, &options)?;
     let plan = RenderPlan::new(&probe, transform, target, &options)?;
+    deadline.check()?;
     if plan.animated {
-        return crate::animation::render(source, &probe, &plan, &options, deadline);
+        return crate::animation::render(source, &probe, &plan, &options, &deadline);
     }
     match plan.path {
         RenderPath::Planar => {
-            if let Some(rendered) = crate::planar::render(source, &plan, options.parallel) {
+            if let Some(rendered) = crate::planar::render(source, &plan, options.parallel, &deadline) {
                 return rendered;
             }
         }
         RenderPath::PlanarThenRgb => {
             if let Some(resized) = crate::planar::resized_rgb(source, &plan, options.parallel) {
-                return finish(resized?, &plan.steps[1..], &plan);
+                return finish(resized?, &plan.steps[1..], &plan, &deadline);
             }
         }
         RenderPath::General => {}
     }
-    general(source, &probe, &plan, &options)
+    general(source, &probe, &plan, &options, &deadline)
 }
 
 /// Every step through RGB(A) pixels: decoded (shrunk on load as the plan says), then the plan's steps.
@@ -51,14 +64,24 @@ fn general(
     probe: &Probe,
     plan: &RenderPlan,
     options: &RenderOptions,
+    deadline: &Deadline,
 ) -> Result<Rendered, PipelineError> {
     let image = decode_pixels(source, probe, plan.shrink, options.max_pixels)?;
-    finish(image, &plan.steps, plan)
+    finish(image, &plan.steps, plan, deadline)
 }
 
-/// `steps` on `image`, then the encoding.
-fn finish(image: DynamicImage, steps: &[Step], plan: &RenderPlan) -> Result<Rendered, PipelineError> {
-    let image = steps::run(steps, image)?;
+/// `steps` on `image`, then the encoding, the deadline checked before each.
+fn finish(
+    mut image: DynamicImage,
+    steps: &[Step],
+    plan: &RenderPlan,
+    deadline: &Deadline,
+) -> Result<Rendered, PipelineError> {
+    for step in steps {
+        deadline.check()?;
+        image = step.apply(image)?;
+    }
+    deadline.check()?;
     let bytes = encode(&image, plan.output, plan.quality_for(&image))?;
     Ok(Rendered { bytes, format: plan.output, width: image.width(), height: image.height() })
 }
@@ -91,7 +114,7 @@ pub(crate) fn render_general(
 ) -> Result<Rendered, PipelineError> {
     let probe = Probe::read(source, &options)?;
     let plan = RenderPlan::new(&probe, transform, target, &options)?;
-    general(source, &probe, &plan, &options)
+    general(source, &probe, &plan, &options, &Deadline::of(&options, &Cancellation::new()))
 }
 
 /// The general path's decoding and steps up to the resize, for comparing the planar steps with them.
@@ -121,6 +144,28 @@ mod tests {
         let mut out = Vec::new();
         DynamicImage::ImageRgba8(img).write_to(&mut Cursor::new(&mut out), ImageFormat::Png).unwrap();
         out
+    }
+
+    /// A render stops at its first check once cancelled, or once its CPU budget is spent; neither is a
+    /// refusal of the file for the negative cache (`is_transient` tells the cancellation apart).
+    #[test]
+    fn a_cancelled_render_and_a_spent_cpu_budget_stop_it_at_its_next_step() {
+        let source = photo(64, 64);
+        let transform = Transform::from_query("w=32").unwrap();
+        let cancelled = Cancellation::new();
+        cancelled.cancel();
+        let stopped = render_cancellable(&source, &transform, Target::Source, RenderOptions::default(), &cancelled);
+        assert!(matches!(stopped, Err(PipelineError::Cancelled)), "{stopped:?}");
+        assert!(stopped.unwrap_err().is_transient());
+        let spent = RenderOptions { render_cpu_secs: 0, ..RenderOptions::default() };
+        let stopped = render(&source, &transform, Target::Source, spent);
+        assert!(matches!(stopped, Err(PipelineError::CpuBudgetExceeded { secs: 0 })), "{stopped:?}");
+        assert!(!stopped.unwrap_err().is_transient());
+        // Dropping the guard cancels; disarming it does not.
+        let (dropped, kept) = (Cancellation::new(), Cancellation::new());
+        drop(dropped.on_drop());
+        kept.on_drop().disarm();
+        assert!(dropped.is_cancelled() && !kept.is_cancelled());
     }
 
     fn run(query: &str, target: Target) -> Rendered {

@@ -336,6 +336,7 @@ pub(crate) fn decoder_limits(max_pixels: u64) -> Limits {
 /// pixel limit holds for the coded size, which is what the decoder allocates. A grid, which avif-parse
 /// does not read, is read by libheif (`heic`), which gives the size delivered itself.
 fn avif_header(bytes: &[u8], max_pixels: u64) -> Result<Probe, PipelineError> {
+    crate::heif::check_item_sizes(bytes, max_pixels)?;
     let (stored, misread) = match avif_parse::read_avif(&mut &bytes[..]) {
         Ok(avif) => {
             let meta = avif.primary_item_metadata().map_err(PipelineError::decode)?;

@@ -7,6 +7,7 @@ mod assembly;
 mod local;
 mod presign;
 mod s3;
+mod spool;
 
 use std::{io, time::Duration};
 
@@ -69,13 +70,12 @@ pub trait ObjectStore: Send + Sync + 'static {
     /// The object's bytes (a range of them when `range` is given); `None` when it does not exist.
     async fn read(&self, key: &ObjectKey, range: Option<ByteRange>) -> Result<Option<ByteStream>, StoreError>;
 
-    /// The whole object in memory; `None` when it does not exist. The default collects `read`'s stream;
-    /// a store that can read an object in one call overrides it (a source image is read whole to render).
+    /// The whole object, for a decoder to read; `None` when it does not exist. A large object is not held
+    /// in the heap: the default spools `read`'s stream to a mapped temporary file (`spool`); the local store
+    /// maps the object's own file.
     async fn get(&self, key: &ObjectKey) -> Result<Option<Bytes>, StoreError> {
-        use futures_util::TryStreamExt;
         let Some(stream) = self.read(key, None).await? else { return Ok(None) };
-        let chunks: Vec<Bytes> = stream.try_collect().await?;
-        Ok(Some(Bytes::from(chunks.concat())))
+        Ok(Some(spool::spooled(stream).await?))
     }
 
     /// Stores a whole object, replacing any other under the same key.

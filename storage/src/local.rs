@@ -427,14 +427,22 @@ fn streamed_object(path: &Path) -> io::Result<Bytes> {
     Ok(Bytes::from(bytes))
 }
 
-/// An object's bytes, mapped or read (`MAP_AT_LEAST`). A mapping is populated here, on the blocking pool,
-/// so a decoder never stalls a render thread on the disk.
+/// The largest mapping populated when it is made: past it only the pages a decoder touches are read, so an
+/// original of a few pixels padded with a gigabyte costs its few pixels' pages.
+const POPULATE_AT_MOST: u64 = 64 << 20;
+
+/// An object's bytes, mapped or read (`MAP_AT_LEAST`). A mapping up to `POPULATE_AT_MOST` is populated
+/// here, on the blocking pool, so a decoder never stalls a render thread on the disk.
 fn whole_object(path: &Path) -> io::Result<Bytes> {
     let mut file = std::fs::File::open(path)?;
     let len = file.metadata()?.len();
     if len >= MAP_AT_LEAST {
+        let mut options = memmap2::MmapOptions::new();
+        if len <= POPULATE_AT_MOST {
+            options.populate();
+        }
         // SAFETY: the file is an object in place, never written or truncated again (module documentation).
-        let map = unsafe { memmap2::MmapOptions::new().populate().map(&file)? };
+        let map = unsafe { options.map(&file)? };
         return Ok(Bytes::from_owner(map));
     }
     let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0));

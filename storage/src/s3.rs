@@ -371,15 +371,6 @@ impl ObjectStore for S3Store {
         }
     }
 
-    async fn get(&self, key: &ObjectKey) -> Result<Option<Bytes>, StoreError> {
-        let get = async { self.client.get_object(&self.bucket, key.as_str())?.build().send().await };
-        match get.await {
-            Ok(resp) => Ok(Some(resp.into_bytes().await.map_err(|e| self.unavailable(&e))?)),
-            Err(e) if is_missing(&e) => Ok(None),
-            Err(e) => Err(self.unavailable(&e)),
-        }
-    }
-
     async fn put(&self, key: &ObjectKey, bytes: Bytes, content_type: &str) -> Result<(), StoreError> {
         // `put_object_content`, not `put_object`: only it can set the Content-Type stored with the object.
         let put = async {

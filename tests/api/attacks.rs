@@ -177,6 +177,11 @@ async fn hostile_files_are_refused_by_their_bounds_within_the_memory_bound() {
     let avif =
         upload_confirmed(&app, "alpha.avif", "image/avif", &hostile::avif_with_alpha((64, 64), (8192, 8192))).await;
     refused(&app, &format!("{}?w=10", avif["secureUrl"].as_str().unwrap()), "8192x8192 pixels").await;
+    // And a HEIC built the same way: its items' sizes are checked before libheif reads it.
+    let heic =
+        upload_confirmed(&app, "alpha.heic", "image/heic", &hostile::heic_with_alpha((64, 64), (8192, 8192))).await;
+    assert_eq!(heic["rawType"], "image/heic", "{heic}");
+    refused(&app, &format!("{}?w=10", heic["secureUrl"].as_str().unwrap()), "8192x8192 pixels").await;
 
     // A progressive JPEG whose last scan repeats 20,000 times.
     let jpeg = upload_confirmed(&app, "scans.jpg", "image/jpeg", &hostile::repeated_scan_jpeg(20_000)).await;
@@ -516,6 +521,67 @@ async fn a_crash_of_the_heic_decoder_ends_its_child_not_the_node() {
 }
 
 /// The idle rule closes connections that ask nothing, never one in the middle of a slow download.
+/// A render whose request went away stops at its next frame (counted as cancelled, long before it would
+/// have finished), and one that needs more CPU time than a render may use is a 400 naming the budget.
+#[tokio::test]
+async fn an_abandoned_render_stops_and_a_costly_one_meets_its_cpu_budget() {
+    let app = TestApp::spawn_processes(|config| config.limits.render_cpu_secs = 2).await;
+    // 300 frames of 16×16; at 1100×1100 about 3 s of one core here, at 1200×1200 about 4 s.
+    let gif = app.upload("frames.gif", "image/gif", &animated_gif(300)).await;
+    let path = gif["secureUrl"].as_str().unwrap().strip_prefix(app.root.as_str()).unwrap().to_owned();
+    let cancelled = || app.metric_sample("shutterbox_render_duration_seconds_count", &["outcome=\"cancelled\""]);
+    assert_eq!(cancelled().await, 0.0);
+
+    // Asked of a node directly (no proxy between), and given up on after 300 ms.
+    let impatient = reqwest::Client::builder().no_proxy().timeout(Duration::from_millis(300)).build().unwrap();
+    let url = format!("{}{path}?w=1100&h=1100&fit=contain&format=gif", app.nodes[0]);
+    assert!(impatient.get(&url).send().await.unwrap_err().is_timeout());
+    let given_up = Instant::now();
+    while cancelled().await == 0.0 {
+        assert!(given_up.elapsed() < Duration::from_millis(1500), "the abandoned render ran on");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    println!("an abandoned render stopped {:?} after its request went away", given_up.elapsed());
+
+    let costly = format!("{}?w=1200&h=1200&fit=contain&format=gif", gif["secureUrl"].as_str().unwrap());
+    refused(&app, &costly, "2 s of CPU time").await;
+}
+
+/// Cold renders asked from 500 addresses of one IPv6 /64 (as a forwarding proxy names them) draw on one
+/// budget: past it they are 429s, while an address of another /64 is still served.
+#[tokio::test]
+async fn an_ipv6_spray_within_one_64_shares_one_cold_render_budget() {
+    const BUDGET: u32 = 20;
+    let app = TestApp::spawn_processes(|config| {
+        config.cold_render_limit = Some(format!("{BUDGET}/600s").parse().unwrap());
+        config.client_address_header = Some(reqwest::header::HeaderName::from_static("x-forwarded-for"));
+    })
+    .await;
+    let file = app.upload("spray.jpg", "image/jpeg", &noise_jpeg(64)).await;
+    let path = file["secureUrl"].as_str().unwrap().strip_prefix(app.root.as_str()).unwrap().to_owned();
+    let (mut served, mut throttled) = (0u32, 0u32);
+    for n in 1..=500u32 {
+        let from = format!("2001:db8:7:9:{:x}:{:x}::{:x}", n * 7919 % 65536, n, n * 31 % 65536);
+        // A new variant each: w and q together are distinct for every n.
+        let url = format!("{}{path}?w={}&q={}", app.nodes[0], n % 64 + 1, n / 64 + 1);
+        let response = app.client.get(&url).header("x-forwarded-for", &from).send().await.unwrap();
+        match response.status() {
+            StatusCode::OK => served += 1,
+            StatusCode::TOO_MANY_REQUESTS => {
+                assert!(response.headers().contains_key("retry-after"));
+                throttled += 1;
+            }
+            other => panic!("{from}: {other}"),
+        }
+    }
+    println!("an IPv6 /64 spray of 500 addresses: {served} cold renders served, {throttled} refused");
+    assert!(served <= BUDGET, "{served} cold renders served to one /64");
+    assert_eq!(served + throttled, 500);
+    let elsewhere = format!("{}{path}?w=33&q=90", app.nodes[0]);
+    let response = app.client.get(&elsewhere).header("x-forwarded-for", "2001:db8:7:a::1").send().await.unwrap();
+    assert_eq!(response.status(), StatusCode::OK, "another /64 has a budget of its own");
+}
+
 #[tokio::test]
 async fn a_slow_download_outlasts_the_idle_timeout() {
     let app = TestApp::spawn_processes(|config| config.connections.idle_timeout_secs = 1).await;

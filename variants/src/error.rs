@@ -26,7 +26,24 @@ pub enum VariantError {
     /// Every render slot is taken and the queue for them is full: come back later.
     #[error("too many renders are running or waiting")]
     Overloaded,
+    /// The render stopped at its deadline (the service too busy to finish it in time) or was cancelled
+    /// by its caller: the same request may succeed later, so it is never remembered as refused.
+    #[error("{0}")]
+    Unfinished(PipelineError),
     /// The caller's budget of cold renders is spent (`RenderBudget`).
     #[error("this client has asked for too many new variants; retry in {retry_after_secs} s")]
     Throttled { retry_after_secs: u64 },
+}
+
+impl VariantError {
+    /// A render's failure: the request's fault, a render that could not finish, or ours.
+    pub fn of_render(e: PipelineError) -> Self {
+        if e.is_transient() {
+            Self::Unfinished(e)
+        } else if e.is_client_error() {
+            Self::Rejected(e)
+        } else {
+            Self::Render(e)
+        }
+    }
 }

@@ -12,11 +12,13 @@ use std::{
     path::PathBuf,
     process::{Command, Stdio},
     sync::mpsc,
-    time::Duration,
+    time::{Duration, Instant},
 };
 
 use shutterbox_model::{FocalPoint, ImageFacts, PixelSummary, Rgb};
-use shutterbox_pipeline::{PipelineError, RenderOptions, Rendered, Target, Transform, read_facts, render, summarize};
+use shutterbox_pipeline::{
+    Cancellation, PipelineError, RenderOptions, Rendered, Target, Transform, read_facts, render, summarize,
+};
 
 /// The subcommand of the service's binary that serves one request (`serve_child`).
 pub const SUBCOMMAND: &str = "decode-isolated";
@@ -24,6 +26,9 @@ pub const SUBCOMMAND: &str = "decode-isolated";
 /// Address space a child may map beyond what its pixel budget needs: the binary, its allocator's arenas,
 /// the decoder's threads' stacks.
 const BASE_ADDRESS_SPACE: u64 = 2 << 30;
+
+/// How often the watchdog looks at the render's deadline and its caller.
+const WATCH_EVERY: Duration = Duration::from_millis(100);
 
 /// How to start a child: the service's own binary.
 #[derive(Debug, Clone)]
@@ -51,9 +56,10 @@ impl Isolation {
         transform: &Transform,
         target: Target,
         options: &RenderOptions,
+        cancellation: &Cancellation,
     ) -> Result<Rendered, PipelineError> {
         let request = Request::Render { target, query: transform.to_query() };
-        let (status, body) = self.exchange(&request, source, options)?;
+        let (status, body) = self.exchange(&request, source, options, cancellation)?;
         let fields: Vec<&str> = status.split('\t').collect();
         match fields.as_slice() {
             ["ok", format, width, height] => Ok(Rendered {
@@ -77,7 +83,7 @@ impl Isolation {
         source: &[u8],
         options: &RenderOptions,
     ) -> Result<(ImageFacts, PixelSummary), PipelineError> {
-        let (status, _) = self.exchange(&Request::Summarize, source, options)?;
+        let (status, _) = self.exchange(&Request::Summarize, source, options, &Cancellation::new())?;
         let fields: Vec<&str> = status.split('\t').collect();
         let number = |text: &str| text.parse::<u32>().map_err(|_| fault(&status));
         match fields.as_slice() {
@@ -105,7 +111,7 @@ impl Isolation {
 
     /// `pipeline::read_facts` of a whole file, in a child.
     pub fn facts(&self, source: &[u8], options: &RenderOptions) -> Result<Option<ImageFacts>, PipelineError> {
-        let (status, _) = self.exchange(&Request::Facts, source, options)?;
+        let (status, _) = self.exchange(&Request::Facts, source, options, &Cancellation::new())?;
         let fields: Vec<&str> = status.split('\t').collect();
         let number = |text: &str| text.parse::<u32>().map_err(|_| fault(&status));
         match fields.as_slice() {
@@ -126,9 +132,10 @@ impl Isolation {
         request: &Request,
         source: &[u8],
         options: &RenderOptions,
+        cancellation: &Cancellation,
     ) -> Result<(String, Vec<u8>), PipelineError> {
         let address_space = options.max_pixels.saturating_mul(16).saturating_add(BASE_ADDRESS_SPACE);
-        let cpu_secs = options.render_timeout_secs.max(1);
+        let cpu_secs = options.render_cpu_secs.max(1);
         let mut child = Command::new(&self.exe)
             .arg(SUBCOMMAND)
             .arg(address_space.to_string())
@@ -139,14 +146,29 @@ impl Isolation {
             .spawn()
             .map_err(|e| PipelineError::Internal(format!("could not start the isolated decoder: {e}")))?;
         let pid = child.id();
-        // Past its CPU time a child is killed by the kernel; one that waits instead (a deadlock) by this.
+        // Past its CPU time a child is killed by the kernel; past the render's deadline (one that waits, a
+        // deadlock), or once its caller has gone, by this.
         let (done, finished) = mpsc::channel::<()>();
+        let (deadline, wall_secs) =
+            (Instant::now() + Duration::from_secs(options.render_timeout_secs.max(1)), options.render_timeout_secs);
+        let cancellation = cancellation.clone();
         let watchdog = std::thread::spawn(move || {
-            if finished.recv_timeout(Duration::from_secs(cpu_secs.saturating_mul(2).saturating_add(5))).is_err() {
-                // SAFETY: kill only signals the process; a pid reused meanwhile is the one risk, and the child is
-                // not reaped until the watchdog has ended (below).
-                unsafe { libc::kill(pid as libc::pid_t, libc::SIGKILL) };
-            }
+            let stopped = loop {
+                match finished.recv_timeout(WATCH_EVERY) {
+                    Err(mpsc::RecvTimeoutError::Timeout) => {}
+                    _ => return None,
+                }
+                if cancellation.is_cancelled() {
+                    break PipelineError::Cancelled;
+                }
+                if Instant::now() >= deadline {
+                    break PipelineError::DeadlineExceeded { secs: wall_secs };
+                }
+            };
+            // SAFETY: kill only signals the process; a pid reused meanwhile is the one risk, and the child is
+            // not reaped until the watchdog has ended (below).
+            unsafe { libc::kill(pid as libc::pid_t, libc::SIGKILL) };
+            Some(stopped)
         });
         let outcome = (|| {
             let mut stdin = child.stdin.take().ok_or_else(|| PipelineError::Internal("no child input".into()))?;
@@ -164,13 +186,16 @@ impl Isolation {
             Ok::<_, PipelineError>(out)
         })();
         let _ = done.send(());
-        let _ = watchdog.join();
+        let stopped = watchdog.join().ok().flatten();
         let status = child.wait().map_err(|e| PipelineError::Internal(e.to_string()))?;
+        if let Some(stopped) = stopped {
+            return Err(stopped);
+        }
         let out = outcome?;
         if !status.success() {
             use std::os::unix::process::ExitStatusExt;
             return Err(match status.signal() {
-                Some(libc::SIGXCPU) | Some(libc::SIGKILL) => PipelineError::DeadlineExceeded { secs: cpu_secs },
+                Some(libc::SIGXCPU) | Some(libc::SIGKILL) => PipelineError::CpuBudgetExceeded { secs: cpu_secs },
                 _ => PipelineError::Refused(
                     "the image's decoder (libheif) failed on it and was stopped; the file is damaged or hostile".into(),
                 ),
@@ -194,13 +219,14 @@ fn fault(what: &str) -> PipelineError {
 
 fn header_line(request: &Request, options: &RenderOptions) -> String {
     let limits = format!(
-        "{}\t{}\t{}\t{}\t{}\t{}",
+        "{}\t{}\t{}\t{}\t{}\t{}\t{}",
         options.max_pixels,
         options.max_output_pixels,
         options.max_frames,
         options.max_animation_pixels,
         options.max_source_bytes,
-        options.render_timeout_secs
+        options.render_timeout_secs,
+        options.render_cpu_secs
     );
     match request {
         Request::Render { target, query } => format!("render\t{limits}\t{}\t{query}\n", target.as_str()),
@@ -225,12 +251,12 @@ pub fn serve_child(address_space: u64, cpu_secs: u64) -> io::Result<()> {
     // Tests make the child crash here, as a decoder's fault would (tests/api/attacks.rs).
     fail::fail_point!("decode-isolated-crash", |_| std::process::abort());
     let mut out = io::stdout().lock();
-    let Some(options) = fields.get(1..7).and_then(options_of) else {
+    let Some(options) = fields.get(1..8).and_then(options_of) else {
         return writeln!(out, "fault\tmalformed request");
     };
     let answer = match fields.first().copied() {
         Some("render") => {
-            let (Some(target), Some(query)) = (fields.get(7).and_then(|t| Target::parse(t)), fields.get(8)) else {
+            let (Some(target), Some(query)) = (fields.get(8).and_then(|t| Target::parse(t)), fields.get(9)) else {
                 return writeln!(out, "fault\tmalformed request");
             };
             match Transform::from_query(query) {
@@ -281,7 +307,7 @@ fn one_line(text: &str) -> String {
 }
 
 fn options_of(fields: &[&str]) -> Option<RenderOptions> {
-    let [pixels, output, frames, animation, bytes, timeout] = fields else { return None };
+    let [pixels, output, frames, animation, bytes, timeout, cpu] = fields else { return None };
     Some(RenderOptions {
         max_pixels: pixels.parse().ok()?,
         max_output_pixels: output.parse().ok()?,
@@ -289,6 +315,7 @@ fn options_of(fields: &[&str]) -> Option<RenderOptions> {
         max_animation_pixels: animation.parse().ok()?,
         max_source_bytes: bytes.parse().ok()?,
         render_timeout_secs: timeout.parse().ok()?,
+        render_cpu_secs: cpu.parse().ok()?,
         // A child has one core's worth of work: no second thread of its own.
         parallel: false,
     })

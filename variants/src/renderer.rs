@@ -9,7 +9,9 @@ use bytes::Bytes;
 use prometheus::{HistogramOpts, HistogramVec};
 use shutterbox_metadata::{MetadataStore, VariantRecord};
 use shutterbox_model::{ImageFacts, PixelSummary, VariantDigest, clock::now_ms};
-use shutterbox_pipeline::{RenderOptions, Target, parsed_by_libheif, render, summarize};
+use shutterbox_pipeline::{
+    Cancellation, PipelineError, RenderOptions, Target, parsed_by_libheif, render_cancellable, summarize,
+};
 use shutterbox_storage::{ObjectKey, ObjectStore};
 
 use crate::{
@@ -134,6 +136,10 @@ impl Renderer {
     pub async fn render(&self, source: Bytes, spec: &VariantSpec, priority: Priority) -> Result<Variant, VariantError> {
         let (transform, target, options, times) = (*spec.transform(), spec.target(), self.options, self.times.clone());
         let (pool, isolation) = (self.pool.clone(), self.isolation.clone());
+        // Dropped with this future (the request went away): a render that has started stops at its next
+        // step or frame; one still queued is never started (`RenderPool::run`).
+        let cancellation = Cancellation::new();
+        let cancel_on_drop = cancellation.on_drop();
         let rendered = self
             .pool
             .run(priority, move || {
@@ -142,20 +148,23 @@ impl Renderer {
                 let options = RenderOptions { parallel: options.parallel && pool.core_to_spare(), ..options };
                 let rendered = match &isolation {
                     Some(isolation) if parsed_by_libheif(&source) => {
-                        isolation.render(&source, &transform, target, &options)
+                        isolation.render(&source, &transform, target, &options, &cancellation)
                     }
-                    _ => render(&source, &transform, target, options),
+                    _ => render_cancellable(&source, &transform, target, options, &cancellation),
                 };
                 let seconds = started.elapsed().as_secs_f64();
                 tracing::debug!(elapsed_ms = seconds * 1e3, "rendered");
                 match &rendered {
                     Ok(r) => times.observe(Target::Format(r.format).as_str(), "ok", seconds),
+                    Err(PipelineError::Cancelled) => times.observe(target.as_str(), "cancelled", seconds),
                     Err(_) => times.observe(target.as_str(), "failed", seconds),
                 }
                 rendered
             })
             .await?
-            .map_err(|e| if e.is_client_error() { VariantError::Rejected(e) } else { VariantError::Render(e) })?;
+            .map_err(VariantError::of_render);
+        cancel_on_drop.disarm();
+        let rendered = rendered?;
         // Encoders grow their output as they go, up to twice its length; the memory cache weighs a variant
         // by its length, so the spare capacity would be held there unweighed (a 256 MiB cache of PNGs held
         // 580 MiB).
@@ -175,7 +184,7 @@ impl Renderer {
                 _ => summarize(&source, &options),
             })
             .await?
-            .map_err(|e| if e.is_client_error() { VariantError::Rejected(e) } else { VariantError::Render(e) })
+            .map_err(VariantError::of_render)
     }
 
     /// Keeps a rendered variant in the store and records it, within the file's cap: to make room, the

@@ -360,8 +360,9 @@ impl Variants {
                 sources.keep(&file.id, RenderSource::WorkingCopy(copy.clone())).await;
                 Ok(copy)
             }
-            // The original says what is wrong with it; rendering it again would only say it twice.
-            Err(e @ VariantError::Rejected(_)) => Err(e),
+            // The original says what is wrong with it; rendering it again would only say it twice (and a
+            // render that could not finish in time would not finish from the original either).
+            Err(e @ (VariantError::Rejected(_) | VariantError::Unfinished(_))) => Err(e),
             Err(e) => {
                 tracing::warn!(error = %e, file = %file.id, "no working copy; rendering from the original");
                 Ok(original)

@@ -36,7 +36,7 @@ pub(crate) fn render(
     probe: &Probe,
     plan: &RenderPlan,
     options: &RenderOptions,
-    deadline: Deadline,
+    deadline: &Deadline,
 ) -> Result<Rendered, PipelineError> {
     check_size(plan.output, plan.size.width, plan.size.height)?;
     let (frames, loops) = decode::frames(source, probe.format, options.max_pixels)?;

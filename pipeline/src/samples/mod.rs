@@ -299,6 +299,7 @@ const RENDER_OPTIONS: RenderOptions = RenderOptions {
     max_animation_pixels: crate::options::DEFAULT_MAX_ANIMATION_PIXELS,
     max_source_bytes: crate::options::DEFAULT_MAX_SOURCE_BYTES,
     render_timeout_secs: crate::options::DEFAULT_RENDER_TIMEOUT_SECS,
+    render_cpu_secs: crate::options::DEFAULT_RENDER_CPU_SECS,
     parallel: true,
 };
 

@@ -155,6 +155,42 @@ pub fn avif_with_alpha(colour: (u32, u32), alpha: (u32, u32)) -> Vec<u8> {
     avif_serialize::serialize_to_vec(&colour_item, Some(&alpha_item), colour.0, colour.1, 8)
 }
 
+/// A HEIC of a `colour`-sized HEVC item with an `alpha`-sized auxiliary alpha item, each with its own
+/// `ispe` (what a decoder allocates for it), the coded data left empty: the bound refuses it from the
+/// item sizes, before libheif parses a coded byte.
+pub fn heic_with_alpha(colour: (u32, u32), alpha: (u32, u32)) -> Vec<u8> {
+    fn boxed(name: &[u8; 4], content: &[u8]) -> Vec<u8> {
+        [&((content.len() + 8) as u32).to_be_bytes()[..], name, content].concat()
+    }
+    fn full(name: &[u8; 4], version: u8, content: &[u8]) -> Vec<u8> {
+        boxed(name, &[&[version, 0, 0, 0][..], content].concat())
+    }
+    let ispe = |(w, h): (u32, u32)| full(b"ispe", 0, &[w.to_be_bytes(), h.to_be_bytes()].concat());
+    let infe = |id: u16| full(b"infe", 2, &[&id.to_be_bytes()[..], &[0, 0], b"hvc1", b"\0"].concat());
+    let auxc = full(b"auxC", 0, b"urn:mpeg:hevc:2015:auxid:1\0");
+    let hvcc = boxed(b"hvcC", &[1u8; 23]);
+    let ipco = boxed(b"ipco", &[ispe(colour), ispe(alpha), hvcc, auxc].concat());
+    // Item 1: ispe 1, hvcC 3; item 2: ispe 2, hvcC 3, auxC 4.
+    let ipma = full(b"ipma", 0, &[0, 0, 0, 2, 0, 1, 2, 0x81, 0x83, 0, 2, 3, 0x82, 0x83, 0x84]);
+    let iinf = full(b"iinf", 0, &[&2u16.to_be_bytes()[..], &infe(1), &infe(2)].concat());
+    let iref = full(b"iref", 0, &boxed(b"auxl", &[0, 2, 0, 1, 0, 1]));
+    let iloc = full(b"iloc", 0, &[0x44, 0x00, 0, 0]);
+    let meta = full(
+        b"meta",
+        0,
+        &[
+            full(b"hdlr", 0, &[&[0u8; 4][..], b"pict", &[0; 12], b"\0"].concat()),
+            full(b"pitm", 0, &1u16.to_be_bytes()),
+            iloc,
+            iinf,
+            iref,
+            boxed(b"iprp", &[ipco, ipma].concat()),
+        ]
+        .concat(),
+    );
+    [boxed(b"ftyp", b"heic\0\0\0\0mif1heic"), meta, boxed(b"mdat", &[])].concat()
+}
+
 /// A 64×64 progressive JPEG whose last scan is repeated `repeats` times more.
 pub fn repeated_scan_jpeg(repeats: usize) -> Vec<u8> {
     let pixels: Vec<u8> = (0..64 * 64).flat_map(|i| [(i % 64 * 4) as u8, (i / 64 * 4) as u8, 90]).collect();
@@ -195,6 +231,7 @@ fn the_decode_fuzz_corpus_holds_the_attack_files() {
     let seeds = [
         ("attack-png-iccp-bomb", iccp_bomb_png(8 << 20)),
         ("attack-avif-alpha-8192", avif_with_alpha((64, 64), (8192, 8192))),
+        ("attack-heic-alpha-8192", heic_with_alpha((64, 64), (8192, 8192))),
         ("attack-jpeg-600-scans", repeated_scan_jpeg(600)),
         ("attack-png-corrupt-last-idat", with_corrupt_last_idat(&small_png)),
         ("attack-gif-2000-frames", shutterbox_pipeline::samples::animated_gif(2000)),

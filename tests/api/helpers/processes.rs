@@ -78,6 +78,7 @@ pub(super) fn service_env(config: &Config) -> Vec<(&'static str, String)> {
         ("SHUTTERBOX_MAX_ANIMATION_PIXELS", config.limits.max_animation_pixels.to_string()),
         ("SHUTTERBOX_MAX_SOURCE_BYTES", config.limits.max_source_bytes.to_string()),
         ("SHUTTERBOX_RENDER_TIMEOUT_SECS", config.limits.render_timeout_secs.to_string()),
+        ("SHUTTERBOX_RENDER_CPU_SECS", config.limits.render_cpu_secs.to_string()),
         ("SHUTTERBOX_MAX_CONNECTIONS", config.connections.max_connections.to_string()),
         ("SHUTTERBOX_IDLE_TIMEOUT_SECS", config.connections.idle_timeout_secs.to_string()),
         ("SHUTTERBOX_BODY_TIMEOUT_SECS", config.connections.body_timeout_secs.to_string()),
