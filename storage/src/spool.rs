@@ -28,37 +28,30 @@ pub(crate) async fn spooled(mut stream: ByteStream) -> io::Result<Bytes> {
 }
 
 async fn to_file(head: Bytes, chunk: Bytes, mut stream: ByteStream) -> io::Result<Bytes> {
-    let file = tokio::task::spawn_blocking(tempfile::tempfile).await.map_err(io::Error::other)??;
-    let mut file = Some(file);
-    let mut pending = vec![head, chunk];
+    let mut file = tokio::task::spawn_blocking(tempfile::tempfile).await.map_err(io::Error::other)??;
+    let mut batch = vec![head, chunk];
     loop {
         // Written in batches of a few MiB on the blocking pool: one trip each, not one per network chunk.
-        let mut batch = 0;
-        while batch < IN_MEMORY_AT_MOST {
-            match stream.next().await {
-                Some(next) => {
-                    let next = next?;
-                    batch += next.len();
-                    pending.push(next);
-                }
-                None => break,
-            }
+        let (mut len, mut ended) = (0, false);
+        while len < IN_MEMORY_AT_MOST {
+            let Some(next) = stream.next().await else {
+                ended = true;
+                break;
+            };
+            let next = next?;
+            len += next.len();
+            batch.push(next);
         }
-        let finished = batch < IN_MEMORY_AT_MOST;
-        let (mut open, written) = (file.take().ok_or_else(|| io::Error::other("spool file lost"))?, pending);
-        pending = Vec::new();
-        let open = tokio::task::spawn_blocking(move || {
-            for piece in &written {
-                open.write_all(piece)?;
-            }
-            Ok::<_, io::Error>(open)
+        let written = std::mem::take(&mut batch);
+        file = tokio::task::spawn_blocking(move || {
+            written.iter().try_for_each(|piece| file.write_all(piece))?;
+            Ok::<_, io::Error>(file)
         })
         .await
         .map_err(io::Error::other)??;
-        if finished {
-            return tokio::task::spawn_blocking(move || map(&open)).await.map_err(io::Error::other)?;
+        if ended {
+            return tokio::task::spawn_blocking(move || map(&file)).await.map_err(io::Error::other)?;
         }
-        file = Some(open);
     }
 }
 
