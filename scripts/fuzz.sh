@@ -40,6 +40,11 @@ export RUSTC_BOOTSTRAP=1
 export RUSTFLAGS="${RUSTFLAGS:-} -Coverflow-checks"
 # The same flags for the build and every run, so `cargo fuzz run` finds the targets built.
 build=(--release --sanitizer "$sanitizer")
+# Leaks of system libraries that the service contains, which LeakSanitizer would report as the target's
+# (fuzz/lsan.supp says which and why); exported, so the runs below see it, and printed in the commands that
+# reproduce a failure.
+lsan="LSAN_OPTIONS=suppressions=$PWD/fuzz/lsan.supp"
+export "${lsan?}"
 
 if ! cargo fuzz --version >/dev/null 2>&1; then
   echo "== installing cargo-fuzz" >&2
@@ -135,7 +140,7 @@ if ((${#failed[@]})); then
     while IFS= read -r artifact; do
       found=true
       echo "!! $target: $artifact" >&2
-      echo "   reproduce: (cd fuzz && RUSTC_BOOTSTRAP=1 RUSTFLAGS=-Coverflow-checks cargo fuzz run ${build[*]} $target ${artifact#fuzz/})" >&2
+      echo "   reproduce: (cd fuzz && $lsan RUSTC_BOOTSTRAP=1 RUSTFLAGS=-Coverflow-checks cargo fuzz run ${build[*]} $target ${artifact#fuzz/})" >&2
     done < <(find "fuzz/artifacts/$target" -type f -newer "$work/started")
     $found || echo "!! $target: no artifact saved; see its output above" >&2
   done
