@@ -13,6 +13,12 @@
 //! between a visitor and a cold variant. A render cannot be
 //! interrupted, so without that reserve a request arriving while jobs ran on every thread would wait for one
 //! of them to finish. Each class is first in, first out.
+//!
+//! Why niced: a render is seconds of CPU a client chose; answering a request (a cached variant, a file's
+//! facts, a health check) is microseconds. At the default niceness the kernel shares a busy machine's
+//! cores evenly, so a flood of costly renders delays every request behind them; at `RENDER_NICENESS` the
+//! render threads (and the threads and child processes they start) take only what the request threads
+//! leave, and all of it on an otherwise idle machine.
 
 use std::{
     collections::VecDeque,
@@ -45,6 +51,10 @@ pub enum PoolError {
 }
 
 type Task = Box<dyn FnOnce() + Send + 'static>;
+
+/// How much lower than the process's priority its render threads run (a niceness step, `nice(2)`): 10 gives
+/// a request thread about nine times a render thread's share of a contended core.
+const RENDER_NICENESS: i32 = 10;
 
 struct Queues {
     request: VecDeque<Task>,
@@ -195,6 +205,7 @@ impl RenderPool {
 }
 
 fn work(shared: &Shared) {
+    yield_to_requests();
     loop {
         let (task, priority) = {
             let mut queues = shared.lock();
@@ -217,6 +228,24 @@ fn work(shared: &Shared) {
             shared.ready.notify_one();
         }
     }
+}
+
+/// Lowers the calling thread's priority by `RENDER_NICENESS`: on Linux niceness belongs to each thread,
+/// and the threads and processes a thread starts inherit its own. Lowering needs no privilege; a failure
+/// (none is known) leaves the thread at the process's priority.
+fn yield_to_requests() {
+    // SAFETY: nice(2) only changes the calling thread's scheduling priority.
+    #[cfg(target_os = "linux")]
+    unsafe {
+        libc::nice(RENDER_NICENESS);
+    }
+}
+
+/// The calling thread's niceness (Linux), for the tests.
+#[cfg(all(test, target_os = "linux"))]
+fn niceness() -> i32 {
+    // SAFETY: getpriority(2) with who = 0 reads the calling thread's niceness; it has no other effect.
+    unsafe { libc::getpriority(libc::PRIO_PROCESS, 0) }
 }
 
 #[cfg(test)]
@@ -243,6 +272,15 @@ mod tests {
         let pool = RenderPool::new(2).expect("threads");
         let name = pool.run(Priority::Request, || thread::current().name().map(str::to_owned)).await;
         assert!(name.expect("ran").expect("named").starts_with("shutterbox-render-"));
+    }
+
+    #[cfg(target_os = "linux")]
+    #[tokio::test]
+    async fn renders_run_below_the_priority_of_the_threads_that_answer_requests() {
+        let pool = RenderPool::new(1).expect("threads");
+        let render = pool.run(Priority::Request, niceness).await.expect("ran");
+        let caller = niceness();
+        assert_eq!(render, (caller + RENDER_NICENESS).min(19), "the caller's niceness is {caller}");
     }
 
     #[tokio::test]
