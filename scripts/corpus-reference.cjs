@@ -1,4 +1,4 @@
-// What libvips (through sharp) does with every file of the shared image corpora: a TSV on stdout, one line
+// What libvips (through sharp) does with every file of the test image corpora: a TSV on stdout, one line
 // per file, saved as pipeline/tests/data/corpora-libvips.tsv, the reference that the corpus tests read.
 // Columns (tab-separated; `-` where a column does not apply):
 //   1 path      relative to the corpora root (e.g. `libtiff-pics/quad-jpeg.tif`)
@@ -29,7 +29,7 @@
 // runs in a child process (sharp.concurrency(1), no cache, address space capped by `ulimit -v`,
 // CORPUS_REFERENCE_VMEM_KB, default 6 GiB), restarted after a timeout or a crash. A summary goes to stderr.
 // Run (SOURCE_DATE_EPOCH, if set, fixes the date in the header):
-//   NODE_PATH=target/tools/sharp/node_modules node scripts/corpus-reference.cjs ../shared/corpora \
+//   NODE_PATH=target/tools/sharp/node_modules node scripts/corpus-reference.cjs tests/corpora \
 //     > pipeline/tests/data/corpora-libvips.tsv
 // with sharp from `npm install --prefix target/tools/sharp sharp@0.35` (scripts/test.sh installs it).
 // CommonJS, so that NODE_PATH finds sharp (ES modules ignore it).
@@ -350,7 +350,7 @@ function renderedRow(rel, format, res, pages, lenient, reference, file) {
     newerJxl && `libjxl ${newerJxl} (imagecodecs, alpha deeper than 8 bits)`]
     .filter(Boolean).join(", ");
   console.log(`# made by \`NODE_PATH=target/tools/sharp/node_modules node scripts/corpus-reference.cjs `
-    + `../shared/corpora > pipeline/tests/data/corpora-libvips.tsv\` with sharp ${v.sharp}, libvips ${v.vips}`
+    + `tests/corpora > pipeline/tests/data/corpora-libvips.tsv\` with sharp ${v.sharp}, libvips ${v.vips}`
     + `${decoders ? `, ${decoders}` : ""}, on ${today.toISOString().slice(0, 10)}; ${lines.length} files`);
   console.log("# path\toutcome\twidth\theight\tpages\tfingerprint\tmessage\tlenient\treference");
   for (const l of lines) console.log(l);

@@ -1,5 +1,5 @@
 // Where libvips' smartcrop (sharp 0.35's `position: attention | entropy`) puts a `cover` crop's window on
-// photographs of the shared corpora: the reference pipeline/tests/gravity_sharp.rs holds `gravity=attention`
+// photographs of the test corpora: the reference pipeline/tests/gravity_sharp.rs holds `gravity=attention`
 // and `gravity=entropy` to. A TSV on stdout, saved as pipeline/tests/data/sharp-gravity.tsv:
 //
 //   SHUTTERBOX_SHARP_NODE_MODULES=target/tools/sharp/node_modules node scripts/sharp-gravity.cjs \
@@ -8,12 +8,12 @@
 // Columns: path (relative to the corpora root), w, h, position, then the window's left, top, width and
 // height in the scaled picture (sharp's `cropOffsetLeft`/`cropOffsetTop` negated; its output size).
 // Every file is auto-oriented first (`rotate()`), as the service orients every source. The corpora are read
-// from SHUTTERBOX_CORPORA (default: ../shared/corpora beside the repository).
+// from SHUTTERBOX_CORPORA (default: the repository's tests/corpora).
 'use strict';
 const path = require('path');
 const sharp = require(path.resolve(process.env.SHUTTERBOX_SHARP_NODE_MODULES || 'target/tools/sharp/node_modules', 'sharp'));
 
-const corpora = process.env.SHUTTERBOX_CORPORA || path.join(__dirname, '..', '..', 'shared', 'corpora');
+const corpora = process.env.SHUTTERBOX_CORPORA || path.join(__dirname, '..', 'tests', 'corpora');
 // Photographs: people, animals, landscapes, city views, products and film stills, in every format sharp
 // reads, a few with alpha or a container rotation.
 const PHOTOS = [

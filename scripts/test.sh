@@ -9,7 +9,7 @@
 # It sets up what those need on a fresh machine: starts the local PostgreSQL and Redis if they are down,
 # installs s3s-fs (`cargo install`, once) and starts it on a free port with its own directory, and sharp
 # from npm (once, under target/tools) as the corpus animation test's reference; the corpora are read from
-# SHUTTERBOX_CORPORA (default: shared/corpora beside the repository), and their absence fails that test. Every run
+# SHUTTERBOX_CORPORA (default: tests/corpora, in the repository), and their absence fails that test. Every run
 # gets its own database-name prefix, Redis key prefix and buckets, and removes them afterwards. A service
 # that cannot be reached fails the run; nothing is skipped.
 #

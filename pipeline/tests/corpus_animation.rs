@@ -1,10 +1,10 @@
-//! The animated files of the shared corpora (image-gif's and image-png's test images, libwebp's test data)
+//! The animated files of the test corpora (image-gif's and image-png's test images, libwebp's test data)
 //! against libvips: every file sharp reads as an animation (`sharp(file, { animated: true })`, more than one
 //! page) renders as an animated WebP and an animated GIF with libvips' frame count, delays (a GIF's rounded to
 //! the hundredths it stores) and loop count; and every GIF of the corpora that libvips reads renders at
 //! libvips' size (`corpus_gifs_libvips_reads_render_at_its_size`). The corpora are read from
-//! `SHUTTERBOX_CORPORA` (default: the `shared/corpora` folder beside the repository); sharp from `SHUTTERBOX_SHARP_NODE_MODULES` (a
-//! node_modules holding sharp; scripts/test.sh installs it). Either missing fails the test, naming it.
+//! `SHUTTERBOX_CORPORA` (default: the repository's `tests/corpora`); sharp from
+//! `SHUTTERBOX_SHARP_NODE_MODULES` (a node_modules holding sharp; scripts/test.sh installs it). Either missing fails the test, naming it.
 
 // A test fails by panicking: unwrap and expect are how it says so.
 #![allow(clippy::unwrap_used, clippy::expect_used)]

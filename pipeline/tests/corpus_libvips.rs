@@ -1,4 +1,4 @@
-//! Every file of the shared corpora against what libvips makes of it (issue 40, part 5). The expected
+//! Every file of the test corpora against what libvips makes of it (issue 40, part 5). The expected
 //! outcome of each file is written once, from libvips 8.18 through sharp 0.35 (and, for HEIC and JPEG XL,
 //! which sharp's libvips lacks, from libheif's and libjxl's own decoders), into the checked-in table
 //! `tests/data/corpora-libvips.tsv` by `scripts/corpus-reference.cjs` (its first line gives the command), so
@@ -16,8 +16,8 @@
 //! Files where the pipeline still differs from libvips are listed in `KNOWN_GAPS` with the reason, and
 //! those where it differs on purpose (libvips' reading is not what a user would want) in `DEPARTURES`; an
 //! entry that no longer differs fails the test until it is removed, so neither list overstates anything.
-//! The corpora are read from `SHUTTERBOX_CORPORA` (default: the `shared/corpora` folder beside the
-//! repository); a missing folder fails the test.
+//! The corpora are read from `SHUTTERBOX_CORPORA` (default: the repository's `tests/corpora`); a missing
+//! folder fails the test.
 
 // A test fails by panicking: unwrap and expect are how it says so.
 #![allow(clippy::unwrap_used, clippy::expect_used)]

@@ -1,10 +1,10 @@
-//! Orientation against libvips, on the shared corpora's oriented pictures: AVIFs turned, mirrored and
+//! Orientation against libvips, on the test corpora's oriented pictures: AVIFs turned, mirrored and
 //! cropped by their container (`irot`, `imir`, `clap`: link-u's kimono set, AOM's cropped Chimera), WebPs
 //! and JPEGs turned by EXIF (Pillow's hopper_orientation set, the EXIF orientation examples). Each renders at
 //! libvips' size (sharp's `.rotate()`, which applies all of these) and shows libvips' picture: both squeezed
 //! to 32×32, no channel differs by more than a resampler's difference on average (a picture turned or
 //! mirrored the wrong way differs by tens). The corpora are read from `SHUTTERBOX_CORPORA` (default: the
-//! `shared/corpora` folder beside the repository); sharp from `SHUTTERBOX_SHARP_NODE_MODULES` (a node_modules
+//! repository's `tests/corpora`); sharp from `SHUTTERBOX_SHARP_NODE_MODULES` (a node_modules
 //! holding sharp; scripts/test.sh installs it). Either missing fails the test, naming it.
 
 // A test fails by panicking: unwrap and expect are how it says so.

@@ -1,7 +1,7 @@
 //! The pixel limit holds for the formats read through other decoders (issue 40, part 6): a HEIC, a JPEG
 //! XL and a TIFF whose headers claim far more pixels than allowed are refused as the request's fault, from
-//! their headers, before anything that size is allocated. The HEIC is libheif's sample from the shared corpora with its `ispe`
-//! box rewritten (`SHUTTERBOX_CORPORA`; missing fails the test); the others are written here.
+//! their headers, before anything that size is allocated. The HEIC is libheif's sample from the test corpora
+//! with its `ispe` box rewritten (`SHUTTERBOX_CORPORA`; missing fails the test); the others are written here.
 
 // A test fails by panicking: unwrap and expect are how it says so.
 #![allow(clippy::unwrap_used, clippy::expect_used)]

@@ -1,5 +1,5 @@
 //! `gravity=attention` and `gravity=entropy` against libvips' smartcrop, the reference they follow: on 25
-//! photographs of the shared corpora (people, animals, landscapes, city views, products, film stills; AVIF,
+//! photographs of the test corpora (people, animals, landscapes, city views, products, film stills; AVIF,
 //! JPEG, TIFF and WebP, some with alpha or a container rotation), each cropped into a square, a wide and a
 //! tall window, the window the pipeline keeps is compared with the one sharp 0.35 (libvips 8.18) keeps for
 //! `position: attention | entropy`, written once by `scripts/sharp-gravity.cjs` into

@@ -1,7 +1,7 @@
 //! The formats people upload beyond the common ones, over HTTP (issue 40): a HEIC from libheif's samples
 //! (with and without alpha), JPEG XL from its conformance set, an AVIF grid, a BigTIFF and a TIFF the
-//! `infer` crate took for something else, all files of the shared corpora (`SHUTTERBOX_CORPORA`, by
-//! default the `shared/corpora` folder beside the repository; missing fails the test). Each is typed
+//! `infer` crate took for something else, all files of the test corpora (`SHUTTERBOX_CORPORA`, by
+//! default the repository's `tests/corpora`; missing fails the test). Each is typed
 //! `image` with its media type at upload, served as stored without parameters, and rendered at the size
 //! libvips (or, for HEIC and JPEG XL, libheif and libjxl) reads, into the format a phone's photo becomes
 //! when none is named.
@@ -15,7 +15,7 @@ use crate::helpers::TestApp;
 
 fn corpus_file(path: &str) -> Vec<u8> {
     let root = std::env::var_os("SHUTTERBOX_CORPORA")
-        .map_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpora"), PathBuf::from);
+        .map_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/corpora"), PathBuf::from);
     assert!(root.is_dir(), "the corpora are not at {} (set SHUTTERBOX_CORPORA)", root.display());
     std::fs::read(root.join(path)).unwrap_or_else(|e| panic!("{path}: {e}"))
 }

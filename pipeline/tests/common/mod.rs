@@ -1,4 +1,4 @@
-//! What the corpus tests share: where the shared corpora are, and libvips' reading of files through one of
+//! What the corpus tests share: where the test corpora are, and libvips' reading of files through one of
 //! the sharp scripts in `scripts/`.
 
 use std::{
@@ -23,11 +23,11 @@ pub fn all_cores() -> RwLockWriteGuard<'static, ()> {
     CORES.write().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
-/// The shared corpora: `SHUTTERBOX_CORPORA`, by default the `shared/corpora` folder beside the repository.
-/// Missing fails the test, naming it.
+/// The test corpora: `SHUTTERBOX_CORPORA`, by default the repository's `tests/corpora` (each folder's
+/// SOURCE.md names its origin and licence). Missing fails the test, naming it.
 pub fn corpora() -> PathBuf {
     let dir = std::env::var_os("SHUTTERBOX_CORPORA")
-        .map_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpora"), PathBuf::from);
+        .map_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/corpora"), PathBuf::from);
     assert!(dir.is_dir(), "the corpora are not at {} (set SHUTTERBOX_CORPORA)", dir.display());
     dir
 }
