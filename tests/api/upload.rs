@@ -136,7 +136,7 @@ async fn a_png_upload_returns_a_complete_file_object() {
         "updated",
         "rawUpdated",
         "folderId",
-        // Beyond SPEC.md's fields: the focal point (docs/api.md), null until one is set, and the image's
+        // Beyond the first version's fields (docs/api.md): the focal point, null until one is set, and the image's
         // facts (docs/api.md, "Image facts"), its placeholders null until its description job ran.
         "focus",
         "width",
