@@ -4,7 +4,8 @@
 //! the hundredths it stores) and loop count; and every GIF of the corpora that libvips reads renders at
 //! libvips' size (`corpus_gifs_libvips_reads_render_at_its_size`). The corpora are read from
 //! `SHUTTERBOX_CORPORA` (default: the repository's `tests/corpora`); sharp from
-//! `SHUTTERBOX_SHARP_NODE_MODULES` (a node_modules holding sharp; scripts/test.sh installs it). Either missing fails the test, naming it.
+//! `SHUTTERBOX_SHARP_NODE_MODULES` (a node_modules holding sharp; scripts/test.sh installs it). Either
+//! missing fails the test, naming it.
 
 // A test fails by panicking: unwrap and expect are how it says so.
 #![allow(clippy::unwrap_used, clippy::expect_used)]

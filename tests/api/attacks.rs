@@ -60,12 +60,12 @@ fn assert_memory_bounded(app: &TestApp, before: &[u64], what: &str) {
     }
 }
 
+type Shared<T> = Arc<Mutex<Vec<T>>>;
+
 /// A legitimate client: reads a stored variant and lists files, one request after another, until stopped.
 /// A client of its own: a thread and a runtime apart from the test's (whose single thread also drives the
 /// attacks and, distributed, the round-robin proxy), asking each node directly, so that its latency is the
 /// service's and not the test harness's.
-type Shared<T> = Arc<Mutex<Vec<T>>>;
-
 struct Bystander {
     latencies: Shared<Duration>,
     failures: Shared<String>,
