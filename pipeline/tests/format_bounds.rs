@@ -23,13 +23,18 @@ fn assert_refused_for_size(bytes: &[u8], side: u32, what: &str) {
 }
 
 /// Every `ispe` box of a HEIF file given `side`×`side`.
-fn with_ispe(mut heif: Vec<u8>, side: u32) -> Vec<u8> {
+fn with_ispe(heif: Vec<u8>, side: u32) -> Vec<u8> {
+    with_ispe_sized(heif, side, side)
+}
+
+/// Every `ispe` box of a HEIF file given `width`×`height`.
+fn with_ispe_sized(mut heif: Vec<u8>, width: u32, height: u32) -> Vec<u8> {
     let mut at = 0;
     while let Some(found) = heif[at..].windows(4).position(|w| w == b"ispe") {
         let box_start = at + found;
         // ispe: type, version and flags (4), width (4), height (4).
-        heif[box_start + 8..box_start + 12].copy_from_slice(&side.to_be_bytes());
-        heif[box_start + 12..box_start + 16].copy_from_slice(&side.to_be_bytes());
+        heif[box_start + 8..box_start + 12].copy_from_slice(&width.to_be_bytes());
+        heif[box_start + 12..box_start + 16].copy_from_slice(&height.to_be_bytes());
         at = box_start + 4;
     }
     heif
@@ -44,6 +49,19 @@ fn a_heic_claiming_too_many_pixels_is_refused() {
     // Past libheif's limit, libheif refuses it first, as the request's fault too.
     let refused = rendered(&with_ispe(heic, 100_000)).unwrap_err();
     assert!(refused.is_client_error() && refused.to_string().contains("100000x100000"), "{refused}");
+}
+
+/// libheif is told the side limit the budget implies before it reads the file: an item 20,000 wide and 0
+/// high holds no pixels, so our own check lets it through, and libheif's limit (the budget's 10,000 here;
+/// its default would be 32,768) refuses it, as the request's fault.
+#[test]
+fn libheif_holds_the_side_limit_it_is_told() {
+    let heic = std::fs::read(common::corpora().join("libheif/rainbow-451x461.heic")).unwrap();
+    let transform = Transform::from_query("w=64").unwrap();
+    let options = RenderOptions { max_pixels: 10_000, ..RenderOptions::default() };
+    let refused = render(&with_ispe_sized(heic, 20_000, 0), &transform, Target::Source, options).unwrap_err();
+    assert!(refused.is_client_error(), "{refused}");
+    assert!(refused.to_string().contains("libheif") && refused.to_string().contains("10000"), "{refused}");
 }
 
 /// A JPEG XL codestream whose size header says `side`×`side` (SizeHeader: not small, height and width
