@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Confirm's latency, two builds side by side (BENCHMARKS.md, "Confirm"): the same picture uploaded ROUNDS
+# Confirm's latency, two builds side by side (BENCHMARKS.md, "Image facts"): the same picture uploaded ROUNDS
 # times (default 40) to each, the two servers alternating, and each `POST /v1/upload/confirm` timed by curl
 # (time_total; the presign and the PUT are not timed). Prints each build's median and quartiles in ms.
 #

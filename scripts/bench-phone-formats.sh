@@ -4,8 +4,8 @@
 #
 #   scripts/bench-phone-formats.sh DIR [REQUESTS]
 #
-# DIR holds photo-4000x3000.jpg, .heic and .jxl (BENCHMARKS.md says how they are made). Starts the release
-# build of `shutterbox serve` (`cargo build --release`) with its own data directory, uploads the three
+# DIR holds photo-4000x3000.jpg, .heic and .jxl (BENCHMARKS.md, "Phone formats", says how they are made). Starts
+# the release build of `shutterbox serve` (`cargo build --release`) with its own data directory, uploads the three
 # through the API, waits until confirm's thumbnail job has made the HEIC's and the JPEG XL's working copies
 # (docs/formats.md, "Working copies"), then asks each for REQUESTS (default 10) widths it has never rendered
 # (`w=800`, 801, …: every request a render, none a cache hit), one request at a time, the sources

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# One very large resumable upload in the distributed deployment, outside CI (BENCHMARKS.md, "Resumable
-# uploads"): a sparse file of SIZE_GIB GiB (default 6, past S3's 5 GiB single-PUT limit) sent by
-# tus-js-client in CHUNK_MIB MiB PATCHes (default 64) to BINARY serving on PostgreSQL, Redis and s3s-fs.
+# One very large resumable upload in the distributed deployment, outside CI (BENCHMARKS.md, "Targets"): a
+# sparse file of SIZE_GIB GiB (default 6, past S3's 5 GiB single-PUT limit) sent by tus-js-client in CHUNK_MIB
+# MiB PATCHes (default 64) to BINARY serving on PostgreSQL, Redis and s3s-fs.
 # Prints the time, the server's peak RSS, the S3 parts the upload became, and the file's size as stored.
 #
 #   scripts/bench-tus-large.sh target/release/shutterbox

@@ -7,7 +7,7 @@
 #    tests/api/openapi.rs).
 # 2. Generates the Python client with openapi-python-client and runs clients/python/flow.py with it.
 # 3. Generates the TypeScript types with openapi-typescript, compiles clients/typescript/src with
-#    `tsc --strict` (a spec change that breaks a call fails here) and runs the flow with openapi-fetch.
+#    `tsc --strict` (an API change that breaks a call fails here) and runs the flow with openapi-fetch.
 # 4. Drives Swagger UI at /v1/docs in headless Chromium (playwright-core): authorize, "Try it out" on
 #    GET /files, a 200 with the listing; the screenshot is kept at <target>/clients/swagger-ui.png.
 # 5. Runs the gallery page of docs/api.md ("Image facts") as written and checks it in the same browser:

@@ -31,7 +31,7 @@ pub trait DeletionBroadcast: Send + Sync {
 /// Settings resolved at start-up (addresses are final once the listener is bound).
 #[derive(Debug, Clone)]
 pub struct Settings {
-    /// `<public url>/v1`, the spec's `{base_url}`.
+    /// `<public url>/v1`, the `{base_url}` of docs/api.md.
     pub base_url: String,
     /// Prefix of `rawUrl`.
     pub raw_base_url: String,

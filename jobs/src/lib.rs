@@ -19,7 +19,7 @@ pub enum Job {
     /// so a failed step leaves no orphan behind.
     DeleteObject { key: ObjectKey },
     /// Render a variant of a file and keep it in the object store (thumbnails on confirm, transform-url
-    /// variants, batch warming), so its first request is already a hit. The spec travels as two fields,
+    /// variants, batch warming), so its first request is already a hit. The variant spec travels as two fields,
     /// `query` (delivery syntax) and `target` (`source`, `auto`, `webp`, …). `warm` names the batch item
     /// this job completes, when it is part of a warming batch.
     RenderVariant {

@@ -2,8 +2,8 @@
 # What libaom's all-intra `cpu-used` 6 (the service's AVIF setting) gives up against 5 (sharp's), feature by
 # feature: builds the libaom that libaom-sys bundles with every speed feature 6 adds made switchable at run
 # time (instrument.py), encodes pictures as the pipeline does (encode.c) at the cq-levels of q 40–90 with
-# each configuration, and prints Markdown (BENCHMARKS.md, "AVIF's SSIM per byte", its table "Where
-# `cpu-used` 6 loses it"): SSIM against cpu-used 5 at equal bytes and the encoder's CPU against cpu-used 6's.
+# each configuration, and prints Markdown (BENCHMARKS.md, "AVIF's SSIM per byte"): SSIM against cpu-used 5
+# at equal bytes and the encoder's CPU against cpu-used 6's.
 #
 #   scripts/avif-encoder/speed-features.sh [--only NAME ...]     # sweep.py's configuration names
 #   scripts/avif-encoder/speed-features.sh --svt-av1 [PRESET ...]   # SVT-AV1 against libaom (svt_av1.py)

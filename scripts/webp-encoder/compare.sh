@@ -2,7 +2,8 @@
 # The vendored libwebp (third_party/libwebp-sys, with its intra-4×4 candidate pruning) against the crates.io
 # package it was changed from, at the pipeline's WebP settings: bytes, SSIM, encoder instructions and
 # one-core time over a set of photographs (scikit-image's sample photos and the project's synthetic
-# corpus), each fitted into 512×512 as the benchmarks' renders are. Prints Markdown (BENCHMARKS.md).
+# corpus), each fitted into 512×512 as the benchmarks' renders are. Prints Markdown (BENCHMARKS.md, "WebP's
+# intra-4×4 search pruned").
 #
 #   scripts/webp-encoder/compare.sh [--no-instructions] [--timing ROUNDS] [--qualities "35 50 ..."]
 #

@@ -1,4 +1,4 @@
-//! Every error the service or the framework produces is the spec's JSON body `{message, status, headers}`.
+//! Every error the service or the framework produces is the API's JSON body `{message, status, headers}`.
 
 use reqwest::{Method, StatusCode};
 

@@ -80,7 +80,7 @@ impl Default for ConnectionLimits {
     }
 }
 
-/// What a connection past the cap is told before it is closed: the spec's error body, and when to retry.
+/// What a connection past the cap is told before it is closed: the API's error body, and when to retry.
 const OVER_CAPACITY: &[u8] =
     b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nRetry-After: 1\r\n\
 Connection: close\r\nContent-Length: 81\r\n\r\n\

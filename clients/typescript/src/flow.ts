@@ -4,7 +4,7 @@
 //
 // Every API call goes through openapi-fetch typed by the `paths` that openapi-typescript generated
 // (src/generated/schema.d.ts, made fresh by scripts/clients.sh), and this file is compiled with
-// `tsc --strict`: a spec change that breaks a call, a body or a response field fails the build. Presign,
+// `tsc --strict`: an API change that breaks a call, a body or a response field fails the build. Presign,
 // confirm, list, get, transform-url, delete, then a 404 and a 401 read as the generated `Error` type, with
 // both key header forms. Only the bytes travel outside it: the PUT to the presigned uploadUrl and the GET
 // of the public transformed URL, which are not API calls.

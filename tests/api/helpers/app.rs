@@ -26,7 +26,7 @@ use super::processes::{free_port, service_env, start, start_worker, start_worker
 pub struct TestApp {
     /// The public address, `http://127.0.0.1:<port>` (the proxy in front of the nodes when distributed).
     pub root: String,
-    /// `<root>/v1`, the spec's `{base_url}`.
+    /// `<root>/v1`, the `{base_url}` of docs/api.md.
     pub base: String,
     /// The secret key of account `default`, created on first start.
     pub key: String,

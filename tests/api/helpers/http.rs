@@ -1,4 +1,4 @@
-//! Checking responses: the spec's error body, and requests sent byte for byte over a raw socket.
+//! Checking responses: the API's error body, and requests sent byte for byte over a raw socket.
 
 use reqwest::{Response, StatusCode};
 use serde_json::Value;

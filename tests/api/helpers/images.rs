@@ -2,7 +2,7 @@
 
 pub const PNG: &[u8] = include_bytes!("../../fixtures/gradient.png");
 
-/// Asserts the spec's error body: `{message, status, headers}` with `status` equal to the HTTP status.
+/// Asserts the API's error body: `{message, status, headers}` with `status` equal to the HTTP status.
 /// Returns the message.
 /// The pixel size of an encoded image.
 pub fn dimensions(bytes: &[u8]) -> (u32, u32) {
