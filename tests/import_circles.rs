@@ -3,13 +3,13 @@
 //!
 //! How imports are read: each target's root is parsed with `syn`, and its `mod` declarations are followed to
 //! the files that define them (`a.rs` declares `mod b;` → `a/b.rs` or `a/b/mod.rs`). A file's imports are
-//! its `use` trees, every path in its code that starts with `crate`, `self`, `super` or the name of a child
+//! its `use` trees (in function bodies too), every path in its code that starts with `crate`, `self`, `super` or the name of a child
 //! module, and such paths inside macro calls (`assert!(matches!(x, crate::A))`), in inline modules too
 //! (`#[cfg(test)] mod tests` belongs to its file). A path names the file that defines its item: the longest
 //! prefix that is a module, then that module's imports and glob imports are followed (`pub use b::Size` in
 //! `lib.rs` names `b.rs`). A file may use what the files above it define (`super::Error`, the crate root's
 //! items): a module's own file is its children's common ground. Anything else between two files is an edge;
-//! a cycle of edges is a circle, and the test fails on every circle but those it lists as being broken.
+//! a cycle of edges is a circle, and the test fails on every circle, naming its files and imports.
 
 // A test fails by panicking: unwrap and expect are how it says so (the workspace denies them elsewhere).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -125,7 +125,13 @@ struct PathReader<'a> {
 
 impl<'ast> Visit<'ast> for PathReader<'_> {
     fn visit_item_mod(&mut self, _: &'ast syn::ItemMod) {}
-    fn visit_item_use(&mut self, _: &'ast syn::ItemUse) {}
+    /// A `use` inside a function body: what it names is used there (the names it binds are that
+    /// block's own, so only its paths count).
+    fn visit_item_use(&mut self, item: &'ast syn::ItemUse) {
+        let mut found = Vec::new();
+        use_tree(&[], &item.tree, &mut found);
+        self.module.paths.extend(found.into_iter().map(|(_, path)| path));
+    }
     fn visit_path(&mut self, path: &'ast syn::Path) {
         // A lone name is a local or an import (read from the `use`); `a::b` may name a module's item.
         if path.segments.len() > 1 {
@@ -424,68 +430,12 @@ fn members() -> Vec<PathBuf> {
     std::iter::once(workspace.clone()).chain(listed).collect()
 }
 
-/// The circles that exist today, each as the files in it: the pipeline's flat files and the API's route
-/// table, OpenAPI registry and handlers reach each other. Breaking them is the pipeline's regroup by concern
-/// and the routes-carry-their-handlers step (ARCHITECTURE.md, "Import circles"). Until then the test fails on
-/// any other circle, on a file joining one of these, and on one of these shrinking or vanishing without
-/// its entry being cut to match: the list only shrinks, and the test says when it can.
-const CIRCLES_BEING_BROKEN: &[&[&str]] = &[
-    &[
-        "api/src/delivery/file.rs",
-        "api/src/delivery/mod.rs",
-        "api/src/delivery/thumbnails.rs",
-        "api/src/http/allow.rs",
-        "api/src/http/envelope.rs",
-        "api/src/manage/confirm.rs",
-        "api/src/manage/resumable/mod.rs",
-        "api/src/manage/upload.rs",
-        "api/src/openapi.rs",
-    ],
-    &[
-        "pipeline/src/animation/decode.rs",
-        "pipeline/src/animation/gif.rs",
-        "pipeline/src/animation/mod.rs",
-        "pipeline/src/animation/webp.rs",
-        "pipeline/src/avif.rs",
-        "pipeline/src/colour.rs",
-        "pipeline/src/decode.rs",
-        "pipeline/src/encode.rs",
-        "pipeline/src/error.rs",
-        "pipeline/src/frames.rs",
-        "pipeline/src/geometry.rs",
-        "pipeline/src/gif_canvas.rs",
-        "pipeline/src/gif_palette.rs",
-        "pipeline/src/gravity.rs",
-        "pipeline/src/heic.rs",
-        "pipeline/src/heif.rs",
-        "pipeline/src/isobmff.rs",
-        "pipeline/src/jxl.rs",
-        "pipeline/src/ops.rs",
-        "pipeline/src/options.rs",
-        "pipeline/src/params.rs",
-        "pipeline/src/plan.rs",
-        "pipeline/src/planar.rs",
-        "pipeline/src/png8.rs",
-        "pipeline/src/png_ancillary.rs",
-        "pipeline/src/render.rs",
-        "pipeline/src/samples/animation.rs",
-        "pipeline/src/samples/mod.rs",
-        "pipeline/src/source.rs",
-        "pipeline/src/steps.rs",
-        "pipeline/src/tiff.rs",
-        "pipeline/src/tiff/logluv.rs",
-        "pipeline/src/webp_yuv.rs",
-    ],
-];
-
 #[test]
 fn no_file_of_any_crate_imports_one_that_imports_it_back() {
     let members = members();
     assert!(members.len() >= 10, "the workspace's members: {members:?}");
     let relative = |file: &PathBuf| file.strip_prefix(&members[0]).unwrap_or(file).display().to_string();
     let mut found = Vec::new();
-    let mut known: BTreeSet<BTreeSet<String>> =
-        CIRCLES_BEING_BROKEN.iter().map(|files| files.iter().map(|file| (*file).to_owned()).collect()).collect();
     let mut edge_count = 0;
     for member in &members {
         let roots = target_roots(member);
@@ -494,25 +444,29 @@ fn no_file_of_any_crate_imports_one_that_imports_it_back() {
             let edges = read_crate(&Disk, &root).edges();
             edge_count += edges.values().map(BTreeSet::len).sum::<usize>();
             for circle in circles(&edges) {
-                let files: BTreeSet<String> = circle.iter().map(relative).collect();
-                if !known.remove(&files) {
-                    let example: Vec<String> = shortest_cycle(&edges, &circle).iter().map(relative).collect();
-                    found.push(format!(
-                        "{} files in a circle, e.g. {}; all: {files:?}",
-                        circle.len(),
-                        example.join(" → ")
-                    ));
-                }
+                let example: Vec<String> = shortest_cycle(&edges, &circle).iter().map(relative).collect();
+                let why: Vec<String> = circle
+                    .iter()
+                    .flat_map(|from| {
+                        let to = edges.get(from).into_iter().flatten().filter(|to| circle.contains(to));
+                        to.map(move |to| format!("  {} → {}", relative(from), relative(to)))
+                    })
+                    .collect();
+                found.push(format!(
+                    "{} files in a circle, e.g. {}; its imports:\n{}",
+                    circle.len(),
+                    example.join(" → "),
+                    why.join("\n")
+                ));
             }
         }
     }
     assert!(edge_count > 300, "the reader found the imports ({edge_count} edges)");
-    assert!(found.is_empty(), "import circles not in CIRCLES_BEING_BROKEN (or changed):\n{}", found.join("\n"));
-    assert!(known.is_empty(), "these circles are broken or smaller now: cut CIRCLES_BEING_BROKEN to match: {known:?}");
+    assert!(found.is_empty(), "import circles:\n{}", found.join("\n"));
 }
 
-/// The reader itself: a circle through a re-export, a child module's name, a macro call and a test module
-/// is found; a file using its parent's items is not a circle.
+/// The reader itself: a circle through a re-export, a child module's name, a macro call, a test module and
+/// a `use` in a function body is found; a file using its parent's items is not a circle.
 #[test]
 fn the_reader_finds_a_circle_however_it_is_written() {
     let files = |b: &'static str| -> BTreeMap<PathBuf, &'static str> {
@@ -534,6 +488,7 @@ fn the_reader_finds_a_circle_however_it_is_written() {
         "pub struct Thing; fn g() { assert!(matches!(1, crate::a::X)); }",
         "pub struct Thing; #[cfg(test)] mod tests { use crate::a::f; }",
         "pub struct Thing; use crate::a::*;",
+        "pub struct Thing; #[cfg(test)] mod tests { #[test] fn t() { use crate::a::f; f(); } }",
     ] {
         let found = circle(b);
         assert_eq!(found.len(), 1, "{b}: {found:?}");

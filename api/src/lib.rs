@@ -106,6 +106,3 @@ pub fn setup_failpoints() {
     #[cfg(feature = "failpoints")]
     std::mem::forget(fail::FailScenario::setup());
 }
-
-#[cfg(test)]
-mod import_circles;

@@ -39,6 +39,11 @@ pub fn service() -> OpenApiService<Apis, ()> {
     .server("/v1")
 }
 
+/// What the OpenAPI operations declare (paths and methods), for the router's `Allow` table.
+pub fn operations() -> Vec<poem_openapi::registry::MetaApi> {
+    <Apis as poem_openapi::OpenApi>::meta()
+}
+
 /// The document as pretty JSON, exactly as checked in at `openapi/openapi.json`.
 pub fn spec_json() -> String {
     static SPEC: LazyLock<String> = LazyLock::new(|| {

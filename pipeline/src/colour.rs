@@ -3,7 +3,7 @@
 //! image with a profile is transformed from it to sRGB with the perceptual intent, after shrink-on-load.
 //! A phone's photo needs it most: an iPhone writes Display P3, whose values shown as sRGB look faded.
 //!
-//! The profile is read with the headers (`embedded_profile`, where each format keeps it) and prepared
+//! The profile is read with the headers (`source::embedded_profile`, where each format keeps it) and prepared
 //! once (`ToSrgb::new`); a profile that is sRGB already, or near enough that no 8-bit value moves by more
 //! than one step, prepares to nothing, so the common case costs nothing. What moxcms (pure Rust, BSD-3-Clause
 //! OR Apache-2.0) cannot use is ignored, as libvips ignores a profile it cannot read. Colour conversion
@@ -14,8 +14,6 @@ use std::sync::Arc;
 
 use image::{DynamicImage, ImageBuffer, Pixel};
 use moxcms::{ColorProfile, DataColorSpace, Layout, RenderingIntent, TransformExecutor, TransformOptions};
-
-use crate::source::SourceFormat;
 
 /// A source's embedded profile, ready to turn its pixels into sRGB ones.
 #[derive(Clone)]
@@ -154,27 +152,6 @@ where
         return buffer;
     }
     ImageBuffer::from_raw(width, height, converted).unwrap_or(buffer)
-}
-
-/// The ICC profile `bytes` embed where their format keeps one: a JPEG's `ICC_PROFILE` APP2 segments, a
-/// PNG's `iCCP` chunk, a WebP's `ICCP` chunk, a TIFF's tag 34675, an AVIF's or HEIC's `colr` property of
-/// the primary image. JPEG XL is rendered to sRGB by its decoder (`crate::jxl`); GIF and BMP carry none
-/// that libvips reads.
-pub(crate) fn embedded_profile(bytes: &[u8], format: SourceFormat, max_pixels: u64) -> Option<Vec<u8>> {
-    match format {
-        SourceFormat::Jpeg => crate::source::jpeg_icc_profile(bytes),
-        SourceFormat::Png | SourceFormat::Webp => {
-            use image::ImageDecoder;
-            let mut decoder =
-                crate::source::image_reader(bytes, format.image_format()?, max_pixels).into_decoder().ok()?;
-            decoder.icc_profile().ok().flatten()
-        }
-        SourceFormat::Tiff => crate::tiff::icc_profile(bytes, max_pixels),
-        SourceFormat::Avif => crate::heif::primary_icc_profile(bytes),
-        #[cfg(feature = "heic")]
-        SourceFormat::Heic => crate::heif::primary_icc_profile(bytes),
-        SourceFormat::Gif | SourceFormat::Bmp | SourceFormat::JpegXl => None,
-    }
 }
 
 #[cfg(test)]

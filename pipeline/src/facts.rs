@@ -161,7 +161,7 @@ pub fn summarize(bytes: &[u8], options: &RenderOptions) -> Result<(ImageFacts, P
     };
     let plan = RenderPlan::new(&probe, &transform, Target::Format(OutputFormat::Png), options)?;
     let large = steps::run(&plan.steps, decode_pixels(bytes, &probe, plan.shrink, options.max_pixels)?)?.to_rgba8();
-    let small = crate::geometry::plan_resize(
+    let small = crate::resize_plan::plan_resize(
         large.width(),
         large.height(),
         Some(SUMMARY_SIDE),
@@ -169,7 +169,7 @@ pub fn summarize(bytes: &[u8], options: &RenderOptions) -> Result<(ImageFacts, P
         Fit::Inside,
     )
     .output;
-    let rgba = crate::ops::scale_rgba(&large, small);
+    let rgba = crate::resample::scale_rgba(&large, small);
     let (width, height) = rgba.dimensions();
     let thumbhash = thumbhash::rgba_to_thumb_hash(width as usize, height as usize, rgba.as_raw());
     let blurhash = blurhash::encode(4, 3, width, height, over_white(&rgba).as_raw())
@@ -234,7 +234,7 @@ fn placeholder(rgba: &RgbaImage) -> Result<String, PipelineError> {
     } else {
         Size::new(width, height)
     };
-    let small = crate::ops::scale_rgba(rgba, size);
+    let small = crate::resample::scale_rgba(rgba, size);
     let image = if small.pixels().all(|p| p.0[3] == 255) {
         DynamicImage::ImageRgb8(DynamicImage::ImageRgba8(small).to_rgb8())
     } else {

@@ -8,7 +8,8 @@
 //!   `ops`' operation), `encode`; the planar JPEG path (`planar`, `split_jpeg`) where the plan allows; every
 //!   frame of an animation (`animation`).
 //! - `image_type` is the one table of image formats: names, extension, media type, what is read and written.
-//! - `geometry` plans a resize (scaled size, `cover` crop, `contain` padding, output size) from the source
+//! - `geometry` is the sizes and rectangles everything measures with (a leaf).
+//! - `resize_plan` plans a resize (scaled size, `cover` crop, `contain` padding, output size) from the source
 //!   size, `w`, `h` and `fit`, matching sharp's `resize({ fit, withoutEnlargement: true })` exactly.
 //! - `gravity` places a `cover` crop's window: by compass or focal point, or from the scaled pixels
 //!   (`attention`, `entropy`, as libvips' smartcrop).
@@ -47,6 +48,8 @@ mod planar;
 mod png8;
 mod png_ancillary;
 pub mod render;
+mod resample;
+pub mod resize_plan;
 #[cfg(feature = "samples")]
 pub mod samples;
 mod source;
@@ -59,20 +62,20 @@ mod webp_yuv;
 mod working_copy;
 mod yuv;
 
-pub use encode::OutputFormat;
 pub use encode::Rendered;
 pub use error::PipelineError;
 pub use facts::{read_facts, summarize};
-pub use geometry::{Padding, Rect, ResizePlan, Size, plan_resize};
+pub use geometry::{Crop, Padding, Rect, Size};
 pub use gravity::{FOCAL_UNITS, FocalPoint, Gravity, Interest};
-pub use image_type::{IMAGE_TYPES, ImageType, ImageTypeInfo};
+pub use image_type::{IMAGE_TYPES, ImageType, ImageTypeInfo, OutputFormat};
 pub use options::{
     CancelOnDrop, Cancellation, DEFAULT_MAX_ANIMATION_PIXELS, DEFAULT_MAX_FRAMES, DEFAULT_MAX_SOURCE_BYTES,
     DEFAULT_RENDER_CPU_SECS, DEFAULT_RENDER_TIMEOUT_SECS, RenderOptions, check_source_bytes,
 };
-pub use params::{Border, Crop, Fit, Format, PARAMS, ParamError, ParamKind, ParamSpec, Quality, Transform};
+pub use params::{Border, Fit, Format, PARAMS, ParamError, ParamKind, ParamSpec, Quality, Transform};
 pub use placeholder::{PLACEHOLDER_SIZE, PlaceholderKind, placeholder_png};
 pub use plan::{Target, choose_auto_quality, output_size, shrink_on_load};
 pub use render::{crop_window, render, render_cancellable};
+pub use resize_plan::{ResizePlan, plan_resize};
 pub use source::{SourceFormat, parsed_by_libheif};
 pub use working_copy::{WORKING_COPY_TARGET, reads_working_copy, working_copy_transform};

@@ -6,7 +6,11 @@
 
 use std::fmt::{self, Write};
 
-use crate::{gravity::Gravity, image_type::ImageType};
+pub use crate::geometry::Crop;
+use crate::{
+    gravity::Gravity,
+    image_type::{ImageType, OutputFormat},
+};
 
 /// Largest accepted `w`, `h`.
 pub const MAX_DIMENSION: u32 = 5000;
@@ -49,6 +53,11 @@ impl Format {
 
     pub fn as_str(self) -> &'static str {
         self.image_type().map_or("auto", ImageType::name)
+    }
+
+    /// The output format it names; `None` for `auto` and `bmp`, which are decided elsewhere.
+    pub fn output_format(self) -> Option<OutputFormat> {
+        self.image_type().and_then(OutputFormat::of)
     }
 
     /// The image format it names; `None` for `auto`.
@@ -138,23 +147,6 @@ pub struct Border {
     pub width: u32,
     /// RGBA.
     pub color: [u8; 4],
-}
-
-/// `crop=x,y,width,height` in oriented source pixels.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct Crop {
-    pub x: u32,
-    pub y: u32,
-    pub width: u32,
-    pub height: u32,
-}
-
-impl Crop {
-    /// Whether the rectangle lies inside a `width`×`height` image (no overflow for any values).
-    pub fn lies_inside(&self, width: u32, height: u32) -> bool {
-        u64::from(self.x) + u64::from(self.width) <= u64::from(width)
-            && u64::from(self.y) + u64::from(self.height) <= u64::from(height)
-    }
 }
 
 /// A validated set of transformations. `Default` is "no transformation".

@@ -22,10 +22,11 @@ use image::{DynamicImage, GenericImageView, metadata::Orientation};
 use crate::{
     PipelineError,
     encode::OutputFormat,
-    geometry::{Size, plan_resize},
+    geometry::Size,
     ops,
     options::RenderOptions,
     params::{Quality, Transform},
+    resize_plan::plan_resize,
     source::{Probe, SourceFormat},
     steps::Step,
 };

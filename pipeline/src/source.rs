@@ -173,8 +173,7 @@ impl Probe {
             _ => {}
         }
         let mut probe = Self::headers(bytes, options)?;
-        probe.colour =
-            crate::colour::embedded_profile(bytes, probe.format, options.max_pixels).and_then(|icc| ToSrgb::new(&icc));
+        probe.colour = embedded_profile(bytes, probe.format, options.max_pixels).and_then(|icc| ToSrgb::new(&icc));
         Ok(probe)
     }
 
@@ -430,6 +429,26 @@ pub(crate) fn jpeg_icc_profile(bytes: &[u8]) -> Option<Vec<u8>> {
     let complete = chunks.len() == usize::from(count)
         && chunks.iter().enumerate().all(|(i, &(number, total, _))| usize::from(number) == i + 1 && total == count);
     complete.then(|| chunks.iter().flat_map(|&(_, _, data)| data).copied().collect())
+}
+
+/// The ICC profile `bytes` embed where their format keeps one: a JPEG's `ICC_PROFILE` APP2 segments, a
+/// PNG's `iCCP` chunk, a WebP's `ICCP` chunk, a TIFF's tag 34675, an AVIF's or HEIC's `colr` property of
+/// the primary image. JPEG XL is rendered to sRGB by its decoder (`crate::jxl`); GIF and BMP carry none
+/// that libvips reads.
+fn embedded_profile(bytes: &[u8], format: SourceFormat, max_pixels: u64) -> Option<Vec<u8>> {
+    match format {
+        SourceFormat::Jpeg => jpeg_icc_profile(bytes),
+        SourceFormat::Png | SourceFormat::Webp => {
+            use image::ImageDecoder;
+            let mut decoder = image_reader(bytes, format.image_format()?, max_pixels).into_decoder().ok()?;
+            decoder.icc_profile().ok().flatten()
+        }
+        SourceFormat::Tiff => crate::tiff::icc_profile(bytes, max_pixels),
+        SourceFormat::Avif => crate::heif::primary_icc_profile(bytes),
+        #[cfg(feature = "heic")]
+        SourceFormat::Heic => crate::heif::primary_icc_profile(bytes),
+        SourceFormat::Gif | SourceFormat::Bmp | SourceFormat::JpegXl => None,
+    }
 }
 
 #[cfg(test)]

@@ -7,9 +7,9 @@ use image::{DynamicImage, metadata::Orientation};
 use crate::{
     PipelineError,
     colour::ToSrgb,
-    geometry::ResizePlan,
     ops,
     params::{Border, Crop},
+    resize_plan::ResizePlan,
 };
 
 /// One step, with what it needs decided.

@@ -85,7 +85,7 @@ async fn find(metadata: &dyn MetadataStore, path: &str) -> Result<Option<Located
         return Ok(Some(Located { file, extension_format: None }));
     }
     let Some((folder, name)) = path.rsplit_once('/') else { return Ok(None) };
-    let Some(format) = extension(name).and_then(Format::parse).and_then(OutputFormat::from_requested) else {
+    let Some(format) = extension(name).and_then(Format::parse).and_then(Format::output_format) else {
         return Ok(None);
     };
     let file = metadata.file_by_stem(&format!("{folder}/{}", stem(name))).await?;

@@ -52,7 +52,7 @@ impl Rendition {
 fn target_of(format: Option<Format>, extension_format: Option<OutputFormat>) -> Target {
     match format {
         Some(Format::Auto) => Target::Auto,
-        Some(format) => OutputFormat::from_requested(format).map_or(Target::Source, Target::Format),
+        Some(format) => format.output_format().map_or(Target::Source, Target::Format),
         None => extension_format.map_or(Target::Source, Target::Format),
     }
 }

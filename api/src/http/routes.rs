@@ -98,7 +98,7 @@ pub fn router(state: Arc<AppState>) -> impl Endpoint {
     }
     // The documented POST under /file/ must win over the public delivery wildcard beside it.
     let v1 = v1.at("/file/:id/transform-url", api.clone()).nest("/", api);
-    let allow = Arc::new(AllowTable::new());
+    let allow = Arc::new(AllowTable::new(openapi::operations()));
     root.nest(API_PREFIX, v1)
         .data(state)
         .around(move |endpoint, request| envelope(endpoint, allow.clone(), request))
@@ -106,4 +106,49 @@ pub fn router(state: Arc<AppState>) -> impl Endpoint {
         .around(move |endpoint, request| observe(endpoint, metrics.clone(), request))
         // A repeated variant URL, the delivery path's hot case, skips all of the above.
         .around(move |endpoint, request| delivery::answer_kept(endpoint, kept.clone(), request))
+}
+
+/// The `Allow` table the router builds, over the real operations and routes.
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn routes_name_their_methods() {
+        let table = AllowTable::new(openapi::operations());
+        assert_eq!(table.allowed("/v1/files"), Some("GET"));
+        assert_eq!(table.allowed("/v1/files/abc"), Some("DELETE, GET, PATCH"));
+        assert_eq!(table.allowed("/v1/upload/confirm"), Some("POST"));
+        assert_eq!(table.allowed("/v1/file/abc/transform-url"), Some("POST"));
+        assert_eq!(table.allowed("/v1/file/default/cat.png"), Some("GET, HEAD"));
+        assert_eq!(table.allowed("/v1/file/default/a/b/cat.png"), Some("GET, HEAD"));
+        assert_eq!(table.allowed("/v1/files/abc/thumbnail"), Some("GET, HEAD"));
+        assert_eq!(table.allowed("/storage/pending/x"), Some("PUT"));
+        assert_eq!(table.allowed("/healthz"), Some("GET"));
+        assert_eq!(table.allowed("/v1/nothing/here"), None);
+        assert_eq!(table.allowed("/v1/files/abc/thumbnail/more"), None);
+    }
+
+    /// Every path of the served document, with its parameters filled in, is answered with exactly the
+    /// methods the document gives it: the table and the document cannot disagree.
+    #[test]
+    fn every_documented_path_allows_its_documented_methods() {
+        let table = AllowTable::new(openapi::operations());
+        let document: serde_json::Value = serde_json::from_str(&crate::openapi::spec_json()).unwrap();
+        let paths = document["paths"].as_object().unwrap();
+        assert!(paths.len() >= 10, "{paths:?}");
+        for (path, item) in paths {
+            let concrete: Vec<String> =
+                path.split('/').map(|s| if s.starts_with('{') { "x".to_owned() } else { s.to_owned() }).collect();
+            let mut methods: Vec<String> = item.as_object().unwrap().keys().map(|m| m.to_uppercase()).collect();
+            // The public delivery routes answer HEAD as well; the document lists their GET.
+            let documented = ROUTES.iter().filter(|spec| spec.documented);
+            if documented.clone().any(|spec| spec.route.document_path().as_deref() == Some(path.as_str())) {
+                methods.push("HEAD".into());
+            }
+            methods.sort();
+            let concrete = format!("{API_PREFIX}{}", concrete.join("/"));
+            assert_eq!(table.allowed(&concrete), Some(methods.join(", ").as_str()), "{path}");
+        }
+    }
 }

@@ -13,7 +13,7 @@ use serde_json::Value;
 use shutterbox_jobs::Job;
 use shutterbox_metadata::FileRecord;
 use shutterbox_model::{FileId, FileKind, Operation};
-use shutterbox_pipeline::{OutputFormat, Transform};
+use shutterbox_pipeline::{Format, Transform};
 
 use super::file_object::encode_path;
 use crate::{
@@ -184,7 +184,7 @@ impl TransformApi {
 
         // The extension names the output format, except for auto and bmp, which keep the original's
         // (delivery finds `cat.webp` by the stem of `cat.jpg`).
-        let path = match transform.format.and_then(OutputFormat::from_requested) {
+        let path = match transform.format.and_then(Format::output_format) {
             Some(format) => format!("{}.{}", file.path.stem(), format.extension()),
             None => file.path.to_string(),
         };
