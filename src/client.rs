@@ -10,7 +10,7 @@ use bytes::Bytes;
 use reqwest::{Client, Method, StatusCode};
 use serde::{Deserialize, Serialize, de::DeserializeOwned};
 use serde_json::{Value, json};
-use shutterbox_pipeline::ImageType;
+use shutterbox_model::MediaFormat;
 
 /// Why a call did not succeed.
 #[derive(Debug, thiserror::Error)]
@@ -106,7 +106,7 @@ impl ApiClient {
                 .http
                 .request(method.clone(), format!("{}{path}", self.base))
                 .header("Authorization", format!("ApiKey {}", self.key))
-                .header("Accept", "application/json");
+                .header("Accept", MediaFormat::Json.mime());
             if let Some(body) = body {
                 request = request.json(body);
             }
@@ -172,19 +172,9 @@ impl ApiClient {
     }
 }
 
-/// The MIME type a file name's extension suggests; `application/octet-stream` when it suggests none. Image
-/// formats come from the pipeline's table of them (`ImageType`).
+/// The media type a file name's extension suggests, from the table of formats; binary data
+/// (`application/octet-stream`) when it suggests none.
 pub fn mimetype_of(filename: &str) -> &'static str {
-    let extension = filename.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase()).unwrap_or_default();
-    if let Some(image_type) = ImageType::from_name(&extension) {
-        return image_type.mime();
-    }
-    match extension.as_str() {
-        "svg" => "image/svg+xml",
-        "pdf" => "application/pdf",
-        "txt" => "text/plain",
-        "json" => "application/json",
-        "mp4" => "video/mp4",
-        _ => "application/octet-stream",
-    }
+    let extension = filename.rsplit_once('.').map_or("", |(_, extension)| extension);
+    MediaFormat::from_extension(extension).unwrap_or(MediaFormat::Binary).mime()
 }

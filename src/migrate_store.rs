@@ -189,7 +189,7 @@ impl Copier {
             .text("raw_type")
             .or_else(|| row.text("content_type"))
             .or_else(|| row.text("declared_type"))
-            .unwrap_or("application/octet-stream")
+            .unwrap_or(shutterbox_model::MediaFormat::Binary.mime())
             .to_owned();
         let unfinished = row.table() == Table::PendingUploads && row.text("file_id").is_none();
         if let (true, Some(assembly)) = (unfinished, row.text("assembly")) {

@@ -173,5 +173,5 @@ async fn metrics(probe: Data<&Probe>) -> poem::Response {
     {
         out.push_str(&text);
     }
-    poem::Response::builder().content_type("text/plain; version=0.0.4").body(out)
+    poem::Response::builder().content_type(prometheus::TEXT_FORMAT).body(out)
 }

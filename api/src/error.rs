@@ -157,7 +157,7 @@ impl poem::error::ResponseError for ApiError {
 fn error_response(status: StatusCode, message: &str, retry_after: Option<u64>) -> Response {
     let body = ErrorBody { message: message.to_owned(), status: status.as_u16(), headers: BTreeMap::new() };
     let mut response =
-        Response::builder().status(status).content_type("application/json; charset=utf-8").body(body.to_json_string());
+        Response::builder().status(status).content_type(shutterbox_model::JSON_UTF8).body(body.to_json_string());
     if let Some(seconds) = retry_after {
         response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(seconds));
     }
@@ -193,7 +193,7 @@ impl ApiResponse for ApiError {
                     status: Some(status),
                     status_range: None,
                     content: vec![MetaMediaType {
-                        content_type: "application/json; charset=utf-8",
+                        content_type: shutterbox_model::JSON_UTF8,
                         schema: <ErrorBody as poem_openapi::types::Type>::schema_ref(),
                     }],
                     headers: vec![],

@@ -89,7 +89,7 @@ pub async fn metrics(state: Data<&Arc<AppState>>) -> poem::Response {
     job_metrics(&mut out, &state.jobs, state.queue.as_ref()).await;
     store_metrics(&mut out, state.variants.store_stats());
     state.http_metrics.render(&mut out);
-    poem::Response::builder().content_type("text/plain; version=0.0.4").body(out)
+    poem::Response::builder().content_type(prometheus::TEXT_FORMAT).body(out)
 }
 
 /// The stored variants (as last counted by this process's sweep) and the evictions it made, in the

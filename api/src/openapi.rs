@@ -17,7 +17,8 @@ use std::sync::LazyLock;
 
 use poem_openapi::OpenApiService;
 use serde_json::{Map, Value, json};
-use shutterbox_pipeline::{Fit, Format, ImageType};
+use shutterbox_model::MediaFormat;
+use shutterbox_pipeline::{Fit, Format};
 
 use crate::{
     http::table::Route,
@@ -66,7 +67,7 @@ pub fn swagger_ui_html() -> String {
     service.swagger_ui_html().replace(&service.spec(), &spec_json())
 }
 
-const JSON: &str = "application/json; charset=utf-8";
+const JSON: &str = shutterbox_model::JSON_UTF8;
 const DELIVERY_TAG: &str = "Delivery";
 
 /// Adds to poem-openapi's document what it cannot express (see the module comment).
@@ -392,7 +393,7 @@ fn public_routes(transformation_params: &[Value]) -> Vec<(String, Value)> {
                     "200": {
                         "description": "The thumbnail, or a placeholder.",
                         "headers": delivery_headers(),
-                        "content": binary(&[ImageType::Webp.mime(), ImageType::Png.mime()])
+                        "content": binary(&[MediaFormat::Webp.mime(), MediaFormat::Png.mime()])
                     },
                     "304": not_modified(),
                     "404": error_response("No file with this id."),

@@ -1,43 +1,9 @@
 //! Deciding what a stored object really is. The declared MIME type is a claim; the first bytes are
 //! evidence. A claim to be an image, video or audio that the bytes do not back becomes
 //! `application/octet-stream`, so a file declared `image/png` that is really HTML is never typed `image`.
+//! What each format's bytes look like, and what the service does with it, is its row of `crate::media`.
 
-/// The `type` field of the file object.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FileKind {
-    Image,
-    Video,
-    Json,
-    File,
-}
-
-impl FileKind {
-    pub fn of_mime(mime: &str) -> Self {
-        if mime.starts_with("image/") {
-            Self::Image
-        } else if mime.starts_with("video/") {
-            Self::Video
-        } else if mime == "application/json" {
-            Self::Json
-        } else {
-            Self::File
-        }
-    }
-
-    /// The kind named by `as_str`'s text (as stored), or `None` for any other text.
-    pub fn parse(text: &str) -> Option<Self> {
-        [Self::Image, Self::Video, Self::Json, Self::File].into_iter().find(|kind| kind.as_str() == text)
-    }
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Image => "image",
-            Self::Video => "video",
-            Self::Json => "json",
-            Self::File => "file",
-        }
-    }
-}
+use crate::media::{FileKind, MediaFormat, recognise};
 
 /// A file's media type as sniffed (`rawType`): lower-case `type/subtype` without parameters. What the
 /// service does with a file by its type (render it, show it inline, draw a placeholder) is asked of this
@@ -60,28 +26,30 @@ impl MediaType {
         FileKind::of_mime(&self.0)
     }
 
-    fn is_svg(&self) -> bool {
-        self.0 == "image/svg+xml"
+    /// Its row of the format table, when it has one.
+    pub fn format(&self) -> Option<MediaFormat> {
+        MediaFormat::from_mime(&self.0)
     }
 
     /// An image made of pixels: every image type but SVG (whose thumbnail is a placeholder).
     pub fn is_raster_image(&self) -> bool {
-        self.kind() == FileKind::Image && !self.is_svg()
+        self.format().map_or(self.kind() == FileKind::Image, |format| format.info().raster)
     }
 
     /// An image that delivery transforms; everything else, SVG and BMP originals included, is served as
-    /// stored whatever the query asks (docs/transformations.md, "Originals passed through").
+    /// stored whatever the query asks (docs/transformations.md, "Originals passed through"). An image type
+    /// of no row (`image/x-icon`) is tried, and refused by the pipeline if it cannot read it.
     pub fn is_transformable(&self) -> bool {
-        self.is_raster_image() && self.0 != "image/bmp"
+        self.format().map_or(self.kind() == FileKind::Image, |format| format.info().transformable)
     }
 
     /// Whether a browser may show the file in place rather than download it: raster images, video, audio,
     /// plain text, JSON and PDF. Anything else (SVG and HTML above all) is served as an attachment.
     pub fn displays_inline(&self) -> bool {
-        self.is_raster_image()
-            || self.0.starts_with("video/")
-            || self.0.starts_with("audio/")
-            || matches!(self.0.as_str(), "text/plain" | "application/json" | "application/pdf")
+        match self.format() {
+            Some(format) => format.info().inline,
+            None => matches!(self.0.split_once('/'), Some(("image" | "video" | "audio", _))),
+        }
     }
 }
 
@@ -114,60 +82,31 @@ pub fn normalize_mime(declared: &str) -> Option<String> {
 
 /// Decides `rawType` from the declared type and the object's first bytes (up to `SNIFF_BYTES`).
 pub fn sniff(declared: &str, head: &[u8]) -> SniffedType {
-    let declared = normalize_mime(declared).unwrap_or_else(|| "application/octet-stream".into());
+    let declared = normalize_mime(declared).unwrap_or_else(|| MediaFormat::Binary.mime().into());
     let mime = MediaType(sniffed_mime(&declared, head));
     SniffedType { kind: mime.kind(), mime }
 }
 
 fn sniffed_mime(declared: &str, head: &[u8]) -> String {
-    // SVG first: infer reports it as generic XML.
     let text = leading_text(head);
-    if looks_like_svg(&text) {
-        return "image/svg+xml".into();
-    }
-    if let Some(mime) = image_signature(head) {
+    // The table's signatures first: `infer` misses formats the pipeline reads (every TIFF, as it refuses
+    // one with `C` at byte 8 or `R` at byte 9 and knows no BigTIFF; HEIF by most of its brands, which it
+    // takes for MP4 video), and reports SVG as generic XML.
+    if let Some(mime) = recognise(head, &text) {
         return mime.into();
     }
     if let Some(kind) = infer::get(head) {
         return kind.mime_type().to_owned();
     }
-    if looks_like_html(&text) {
-        return "text/html".into();
-    }
-    let binary_claim = ["image/", "video/", "audio/", "font/"].iter().any(|top| declared.starts_with(top));
+    let binary_claim =
+        declared.split_once('/').is_some_and(|(top, _)| ["image", "video", "audio", "font"].contains(&top));
     if binary_claim {
-        return "application/octet-stream".into();
+        return MediaFormat::Binary.mime().into();
     }
-    if declared == "application/json" && !(text.starts_with('{') || text.starts_with('[')) {
-        return "text/plain".into();
+    if declared == MediaFormat::Json.mime() && !(text.starts_with('{') || text.starts_with('[')) {
+        return MediaFormat::Text.mime().into();
     }
     declared.to_owned()
-}
-
-/// Image formats recognised here before `infer` is asked, where it misses ones the pipeline reads: every
-/// TIFF (`infer` refuses one with `C` at byte 8 or `R` at byte 9, and knows no BigTIFF), and HEIF by any of
-/// its brands (`infer` knows only `heic`/`heix`, and `mif1`/`msf1` with `heic`; a HEIF it misses looks like
-/// an MP4 video). Canon's CR2 raw files, TIFFs too, are left to `infer`.
-fn image_signature(head: &[u8]) -> Option<&'static str> {
-    const TIFF: [&[u8]; 4] = [b"II*\0", b"MM\0*", b"II+\0", b"MM\0+"];
-    if TIFF.iter().any(|magic| head.starts_with(magic)) && head.get(8..10) != Some(b"CR") {
-        return Some("image/tiff");
-    }
-    if head.len() < 16 || &head[4..8] != b"ftyp" {
-        return None;
-    }
-    let length = u32::from_be_bytes([head[0], head[1], head[2], head[3]]) as usize;
-    let brands = &head[8..length.clamp(16, head.len())];
-    let mut heif = None;
-    for brand in brands[..4].chunks_exact(4).chain(brands[8..].chunks_exact(4)) {
-        match brand {
-            b"avif" | b"avis" => return Some("image/avif"),
-            b"heic" | b"heix" | b"hevc" | b"hevx" | b"heim" | b"heis" => heif = Some("image/heic"),
-            b"mif1" | b"msf1" => heif = heif.or(Some("image/heif")),
-            _ => {}
-        }
-    }
-    heif
 }
 
 /// The start of the object as lower-case text, byte-order mark and leading white space removed.
@@ -175,17 +114,6 @@ fn leading_text(head: &[u8]) -> String {
     let head = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
     let head = &head[..head.len().min(1024)];
     String::from_utf8_lossy(head).trim_start().to_ascii_lowercase()
-}
-
-fn looks_like_svg(text: &str) -> bool {
-    (text.starts_with("<svg") || text.starts_with("<?xml") || text.starts_with("<!doctype svg"))
-        && text.contains("<svg")
-}
-
-fn looks_like_html(text: &str) -> bool {
-    ["<!doctype html", "<html", "<head", "<body", "<script", "<iframe", "<meta", "<title", "<div"]
-        .iter()
-        .any(|tag| text.starts_with(tag))
 }
 
 #[cfg(test)]

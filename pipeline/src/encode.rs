@@ -10,7 +10,7 @@ use std::{borrow::Cow, io::Cursor};
 
 use image::{DynamicImage, GrayImage, ImageFormat, RgbImage};
 
-pub use crate::image_type::OutputFormat;
+pub use crate::formats::OutputFormat;
 use crate::{PipelineError, yuv::Yuv420};
 
 /// An encoded image: what a render returns.

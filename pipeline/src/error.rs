@@ -1,6 +1,6 @@
 //! `PipelineError`: why a render failed, the request's fault or the pipeline's own.
 
-use crate::{geometry::Crop, image_type::OutputFormat};
+use crate::{formats::OutputFormat, geometry::Crop};
 
 /// Why an image could not be rendered. Every variant but `Internal` is the request's doing (its image or
 /// its parameters) and says what was wrong with it; `Internal` is the pipeline's own fault, never a

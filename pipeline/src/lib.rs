@@ -7,7 +7,8 @@
 //!   output, shrink-on-load, the steps in order, the path) and runs the plan: `decode`, the `steps` (each
 //!   `ops`' operation), `encode`; the planar JPEG path (`planar`, `split_jpeg`) where the plan allows; every
 //!   frame of an animation (`animation`).
-//! - `image_type` is the one table of image formats: names, extension, media type, what is read and written.
+//! - `formats` holds the pipeline's views of the one table of media formats (`shutterbox_model::MEDIA_FORMATS`):
+//!   `OutputFormat` there, `Format`, `SourceFormat` and `Target` beside what reads them.
 //! - `geometry` is the sizes and rectangles everything measures with (a leaf).
 //! - `resize_plan` plans a resize (scaled size, `cover` crop, `contain` padding, output size) from the source
 //!   size, `w`, `h` and `fit`, matching sharp's `resize({ fit, withoutEnlargement: true })` exactly.
@@ -26,6 +27,7 @@ pub mod decode;
 pub mod encode;
 mod error;
 pub mod facts;
+pub mod formats;
 mod frames;
 pub mod geometry;
 mod gif_canvas;
@@ -35,7 +37,6 @@ mod gravity;
 #[cfg(feature = "heic")]
 mod heic;
 mod heif;
-pub mod image_type;
 mod isobmff;
 mod jpeg_markers;
 mod jxl;
@@ -65,9 +66,9 @@ mod yuv;
 pub use encode::Rendered;
 pub use error::PipelineError;
 pub use facts::{read_facts, summarize};
+pub use formats::OutputFormat;
 pub use geometry::{Crop, Padding, Rect, Size};
 pub use gravity::{FOCAL_UNITS, FocalPoint, Gravity, Interest};
-pub use image_type::{IMAGE_TYPES, ImageType, ImageTypeInfo, OutputFormat};
 pub use options::{
     CancelOnDrop, Cancellation, DEFAULT_MAX_ANIMATION_PIXELS, DEFAULT_MAX_FRAMES, DEFAULT_MAX_SOURCE_BYTES,
     DEFAULT_RENDER_CPU_SECS, DEFAULT_RENDER_TIMEOUT_SECS, RenderOptions, check_source_bytes,

@@ -7,10 +7,9 @@
 use std::fmt::{self, Write};
 
 pub use crate::geometry::Crop;
-use crate::{
-    gravity::Gravity,
-    image_type::{ImageType, OutputFormat},
-};
+use shutterbox_model::MediaFormat;
+
+use crate::{formats::OutputFormat, gravity::Gravity};
 
 /// Largest accepted `w`, `h`.
 pub const MAX_DIMENSION: u32 = 5000;
@@ -29,17 +28,12 @@ pub enum ParamError {
     AutoDimension { name: &'static str },
 }
 
-/// Output format (`format`); `Auto` lets the service choose.
+/// Output format (`format`): `Auto` lets the service choose; otherwise a format the request names, one
+/// of the table's requestable rows (`parse` gives no other).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Format {
-    Jpeg,
-    Png,
-    Webp,
-    Avif,
-    Gif,
-    Tiff,
-    Bmp,
     Auto,
+    Named(MediaFormat),
 }
 
 impl Format {
@@ -48,49 +42,35 @@ impl Format {
         if value.eq_ignore_ascii_case("auto") {
             return Some(Self::Auto);
         }
-        ImageType::from_name(value).and_then(Self::of)
+        MediaFormat::from_name(value).filter(|format| format.info().requestable).map(Self::Named)
     }
 
     pub fn as_str(self) -> &'static str {
-        self.image_type().map_or("auto", ImageType::name)
+        self.media_format().map_or("auto", MediaFormat::name)
     }
 
     /// The output format it names; `None` for `auto` and `bmp`, which are decided elsewhere.
     pub fn output_format(self) -> Option<OutputFormat> {
-        self.image_type().and_then(OutputFormat::of)
+        self.media_format().and_then(OutputFormat::of)
     }
 
-    /// The image format it names; `None` for `auto`.
-    pub fn image_type(self) -> Option<ImageType> {
-        Some(match self {
-            Self::Jpeg => ImageType::Jpeg,
-            Self::Png => ImageType::Png,
-            Self::Webp => ImageType::Webp,
-            Self::Avif => ImageType::Avif,
-            Self::Gif => ImageType::Gif,
-            Self::Tiff => ImageType::Tiff,
-            Self::Bmp => ImageType::Bmp,
-            Self::Auto => return None,
-        })
+    /// The format it names; `None` for `auto`.
+    pub fn media_format(self) -> Option<MediaFormat> {
+        match self {
+            Self::Auto => None,
+            Self::Named(format) => Some(format),
+        }
     }
 
-    /// Every value `format` takes, as named in requests: each requestable image format, then `auto`.
+    /// Whether it asks for the original (`format=bmp`: named, never written).
+    pub fn serves_original(self) -> bool {
+        self.media_format().is_some_and(MediaFormat::serves_original)
+    }
+
+    /// Every value `format` takes, as named in requests: each requestable format, then `auto`.
     pub fn names() -> Vec<&'static str> {
-        ImageType::all().filter_map(Self::of).map(Self::as_str).chain(["auto"]).collect()
-    }
-
-    /// The value of `format` that names `image_type`; `None` for a format only read (HEIC, JPEG XL).
-    pub fn of(image_type: ImageType) -> Option<Self> {
-        Some(match image_type {
-            ImageType::Jpeg => Self::Jpeg,
-            ImageType::Png => Self::Png,
-            ImageType::Webp => Self::Webp,
-            ImageType::Avif => Self::Avif,
-            ImageType::Gif => Self::Gif,
-            ImageType::Tiff => Self::Tiff,
-            ImageType::Bmp => Self::Bmp,
-            ImageType::Heic | ImageType::JpegXl => return None,
-        })
+        let named = MediaFormat::all().filter(|format| format.info().requestable).map(MediaFormat::name);
+        named.chain(["auto"]).collect()
     }
 }
 
@@ -531,7 +511,7 @@ mod tests {
         assert_eq!(t.rotation, 0);
         assert_eq!(t.border, Some(Border { width: 1, color: [255, 255, 255, 255] }));
         assert_eq!(t.crop, Some(Crop { x: 0, y: 0, width: 1, height: 1 }));
-        assert_eq!(t.format, Some(Format::Webp));
+        assert_eq!(t.format, Some(Format::Named(MediaFormat::Webp)));
         let t = parse("q=100&blur=1000&rot=360&border=1000_%2300ff0080&q2=x").unwrap();
         assert_eq!(t.quality, Quality::Value(100));
         assert_eq!(t.rotation, 0);

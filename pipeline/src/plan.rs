@@ -18,6 +18,7 @@
 //! is not linear) gray runs right after the resize, and the blur handles one channel, not three.
 
 use image::{DynamicImage, GenericImageView, metadata::Orientation};
+use shutterbox_model::MediaFormat;
 
 use crate::{
     PipelineError,
@@ -48,7 +49,7 @@ impl Target {
         match self {
             Self::Source => "source",
             Self::Auto => "auto",
-            Self::Format(format) => format.image_type().name(),
+            Self::Format(format) => format.media_format().name(),
         }
     }
 
@@ -56,7 +57,7 @@ impl Target {
         match name {
             "source" => Some(Self::Source),
             "auto" => Some(Self::Auto),
-            other => crate::ImageType::from_name(other).and_then(OutputFormat::of).map(Self::Format),
+            other => MediaFormat::from_name(other).and_then(OutputFormat::of).map(Self::Format),
         }
     }
 }
@@ -230,30 +231,20 @@ impl RenderPlan {
 /// cacheable object.
 pub(crate) const AUTO_FORMAT: OutputFormat = OutputFormat::Webp;
 
-/// The output format of a request that names none: the source's own (BMP, which is never written, as
-/// PNG; HEIC and JPEG XL, never written either, as JPEG, as a phone shares its photos: `format=png` or
+/// The output format of a request that names none: the source format's `default_output` (its own, where
+/// it is written; BMP as PNG; HEIC and JPEG XL as JPEG, as a phone shares its photos: `format=png` or
 /// `webp` keeps a transparent one's alpha).
 pub(crate) fn source_output(source: SourceFormat) -> OutputFormat {
-    match source {
-        SourceFormat::Jpeg | SourceFormat::JpegXl => OutputFormat::Jpeg,
-        #[cfg(feature = "heic")]
-        SourceFormat::Heic => OutputFormat::Jpeg,
-        SourceFormat::Png | SourceFormat::Bmp => OutputFormat::Png,
-        SourceFormat::Webp => OutputFormat::Webp,
-        SourceFormat::Gif => OutputFormat::Gif,
-        SourceFormat::Tiff => OutputFormat::Tiff,
-        SourceFormat::Avif => OutputFormat::Avif,
-    }
+    // Every read format's default is a written one (the table's own test); PNG keeps any picture whole.
+    source.media_format().info().default_output.and_then(OutputFormat::of).unwrap_or(OutputFormat::Png)
 }
 
-/// `q=auto`: a per-format starting quality (JPEG 80, WebP 80, AVIF 60), raised by 10 for simple graphics
-/// (few distinct colours, where compression artefacts show on flat areas and hard edges) and by 5 when the
-/// image has partial transparency (alpha edges). Deterministic: the same image always gets the same `q`.
+/// `q=auto`: the format's starting quality (its row's `auto_quality`: JPEG 80, WebP 80, AVIF 60), raised
+/// by 10 for simple graphics (few distinct colours, where compression artefacts show on flat areas and hard
+/// edges) and by 5 when the image has partial transparency (alpha edges). Deterministic: the same image
+/// always gets the same `q`.
 pub fn choose_auto_quality(image: &DynamicImage, format: OutputFormat) -> u8 {
-    let base: u8 = match format {
-        OutputFormat::Avif => 60,
-        _ => 80,
-    };
+    let base = format.media_format().info().auto_quality.unwrap_or(crate::params::DEFAULT_QUALITY);
     let mut q = base;
     if is_simple_graphic(image) {
         q += 10;

@@ -7,12 +7,13 @@ use std::io::Cursor;
 use image::{ImageDecoder, ImageFormat, ImageReader, Limits, metadata::Orientation};
 use turbojpeg::{Colorspace, Subsamp};
 
+use shutterbox_model::MediaFormat;
+
 use crate::{
     PipelineError,
     colour::ToSrgb,
     frames,
     geometry::Size,
-    image_type::ImageType,
     options::{RenderOptions, check_source_pixels},
 };
 
@@ -47,18 +48,18 @@ impl SourceFormat {
         Self::JpegXl,
     ];
 
-    pub fn image_type(self) -> ImageType {
+    pub fn media_format(self) -> MediaFormat {
         match self {
-            Self::Jpeg => ImageType::Jpeg,
-            Self::Png => ImageType::Png,
-            Self::Webp => ImageType::Webp,
-            Self::Gif => ImageType::Gif,
-            Self::Tiff => ImageType::Tiff,
-            Self::Bmp => ImageType::Bmp,
-            Self::Avif => ImageType::Avif,
+            Self::Jpeg => MediaFormat::Jpeg,
+            Self::Png => MediaFormat::Png,
+            Self::Webp => MediaFormat::Webp,
+            Self::Gif => MediaFormat::Gif,
+            Self::Tiff => MediaFormat::Tiff,
+            Self::Bmp => MediaFormat::Bmp,
+            Self::Avif => MediaFormat::Avif,
             #[cfg(feature = "heic")]
-            Self::Heic => ImageType::Heic,
-            Self::JpegXl => ImageType::JpegXl,
+            Self::Heic => MediaFormat::Heic,
+            Self::JpegXl => MediaFormat::JpegXl,
         }
     }
 

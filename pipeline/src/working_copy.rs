@@ -1,5 +1,5 @@
 //! The working copy of a source that is decoded only whole, and slowly (HEIC, JPEG XL: the `working_copy`
-//! column of `IMAGE_TYPES`): the render of `q=95` into JPEG — the picture upright, in sRGB, at full size,
+//! column of `shutterbox_model::MEDIA_FORMATS`): the render of `q=95` into JPEG — the picture upright, in sRGB, at full size,
 //! 4:2:0 as a phone's HEIC is. A render that reads it instead of the source decodes a JPEG, which
 //! libjpeg-turbo shrinks in the DCT, so an 800 px render of a 12 MP photo costs what it costs from a JPEG
 //! rather than a whole HEVC or JPEG XL decode. The service makes it once per file and keeps it as one of
@@ -28,7 +28,7 @@ pub const WORKING_COPY_TARGET: Target = Target::Format(OutputFormat::Jpeg);
 /// anything unreadable is `false` (the render of the source then says what is wrong).
 pub fn reads_working_copy(source: &[u8], options: &RenderOptions) -> bool {
     let Some(format) = SourceFormat::detect(source) else { return false };
-    if !format.image_type().info().working_copy {
+    if !format.media_format().info().working_copy {
         return false;
     }
     let layout = match format {

@@ -12,8 +12,10 @@
 use proptest::{collection::vec, prelude::*, sample::select};
 use shutterbox_pipeline::{Border, Crop, Fit, FocalPoint, Format, Gravity, PARAMS, ParamError, Quality, Transform};
 
-const FORMATS: [Format; 8] =
-    [Format::Jpeg, Format::Png, Format::Webp, Format::Avif, Format::Gif, Format::Tiff, Format::Bmp, Format::Auto];
+/// Every value of `format`, from the table's requestable rows.
+fn formats() -> Vec<Format> {
+    Format::names().into_iter().filter_map(Format::parse).collect()
+}
 const FITS: [Fit; 5] = [Fit::Cover, Fit::Contain, Fit::Fill, Fit::Inside, Fit::Outside];
 
 fn fuzz_config() -> ProptestConfig {
@@ -251,8 +253,7 @@ fn to_pairs(t: &Transform, s: Spelling, verbose: bool) -> Vec<(String, String)> 
     };
     if let Some(format) = t.format {
         let text = match format {
-            Format::Jpeg if s.format_alias => "jpg",
-            Format::Tiff if s.format_alias => "tif",
+            Format::Named(named) if s.format_alias => named.info().aliases.first().copied().unwrap_or(named.name()),
             other => other.as_str(),
         };
         push("format", if s.upper_case { text.to_ascii_uppercase() } else { text.to_owned() });
@@ -360,7 +361,7 @@ fn transform() -> impl Strategy<Value = Transform> {
         (0u16..=10_000, 0u16..=10_000).prop_map(|(x, y)| Gravity::Point(FocalPoint { x, y })),
     ];
     (
-        (prop::option::of(select(FORMATS.to_vec())), dimension.clone(), dimension, select(FITS.to_vec()), quality),
+        (prop::option::of(select(formats())), dimension.clone(), dimension, select(FITS.to_vec()), quality),
         (blur, any::<bool>(), any::<bool>(), 0u16..360, border, crop, any::<bool>(), gravity),
     )
         .prop_map(

@@ -25,7 +25,7 @@ use minio::s3::{
     segmented_bytes::SegmentedBytes,
     types::{BucketName, ETag, PartInfo, Region, S3Api},
 };
-use shutterbox_model::{Multipart, Part, Tail, TailSlot};
+use shutterbox_model::{MediaFormat, Multipart, Part, Tail, TailSlot};
 
 use crate::{
     AppendError, Appended, Assembly, ByteRange, ByteStream, ObjectInfo, ObjectKey, ObjectStore, Piece, StoreError,
@@ -460,7 +460,7 @@ impl ObjectStore for S3Store {
         } else {
             let slot = multipart.free_slot();
             let size = rest.len() as u64;
-            self.put(&tail_key(key, slot)?, rest, "application/octet-stream").await?;
+            self.put(&tail_key(key, slot)?, rest, MediaFormat::Binary.mime()).await?;
             Some(Tail { slot, size })
         };
         multipart.parts.extend(new_parts);
@@ -478,7 +478,7 @@ impl ObjectStore for S3Store {
         let completed = if multipart.parts.is_empty() {
             // S3 completes no upload without parts: an empty object is put instead.
             self.abort_assembly(key, assembly).await?;
-            self.put(key, Bytes::new(), "application/octet-stream").await
+            self.put(key, Bytes::new(), MediaFormat::Binary.mime()).await
         } else {
             let parts = multipart
                 .parts

@@ -17,7 +17,7 @@ use bytes::Bytes;
 use moka::future::Cache;
 use shutterbox_metadata::{FileRecord, MetadataStore};
 use shutterbox_model::{FileId, ImageFacts, PixelSummary, clock::now_ms};
-use shutterbox_pipeline::{ImageType, RenderOptions, reads_working_copy};
+use shutterbox_pipeline::{RenderOptions, reads_working_copy};
 use shutterbox_storage::ObjectStore;
 
 use crate::{
@@ -329,7 +329,7 @@ impl Variants {
         if spec.is_working_copy() {
             return sources.original(store, file, max).await;
         }
-        let has_copy = ImageType::from_mime(file.raw_type.as_str()).is_some_and(|t| t.info().working_copy);
+        let has_copy = file.raw_type.format().is_some_and(|format| format.info().working_copy);
         let copy_key = VariantSpec::working_copy().key(&file.id);
         // An original kept in memory does not stand for a file that may have a working copy by now (made
         // by a job on another node); one that reads no copy does.

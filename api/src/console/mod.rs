@@ -12,6 +12,8 @@ use poem::{
     web::Data,
 };
 
+use shutterbox_model::MediaFormat;
+
 use crate::{error::ApiError, state::AppState};
 
 /// Where the console is mounted; its page is `<PATH>/`, its assets beside it.
@@ -20,20 +22,26 @@ pub const PATH: &str = "/console";
 /// A file of the console.
 struct Asset {
     name: &'static str,
-    content_type: &'static str,
+    format: MediaFormat,
     body: &'static str,
+}
+
+impl Asset {
+    /// Its `Content-Type`: the text the console is written in is UTF-8.
+    fn content_type(&self) -> String {
+        match self.format {
+            MediaFormat::Svg => self.format.mime().to_owned(),
+            text => format!("{}; charset=utf-8", text.mime()),
+        }
+    }
 }
 
 /// Every file the console is made of: the page (`""`, served at `/console/`), its script and its styles.
 const ASSETS: &[Asset] = &[
-    Asset { name: "", content_type: "text/html; charset=utf-8", body: include_str!("assets/index.html") },
-    Asset {
-        name: "console.js",
-        content_type: "text/javascript; charset=utf-8",
-        body: include_str!("assets/console.js"),
-    },
-    Asset { name: "console.css", content_type: "text/css; charset=utf-8", body: include_str!("assets/console.css") },
-    Asset { name: "icon.svg", content_type: "image/svg+xml", body: include_str!("assets/icon.svg") },
+    Asset { name: "", format: MediaFormat::Html, body: include_str!("assets/index.html") },
+    Asset { name: "console.js", format: MediaFormat::JavaScript, body: include_str!("assets/console.js") },
+    Asset { name: "console.css", format: MediaFormat::Css, body: include_str!("assets/console.css") },
+    Asset { name: "icon.svg", format: MediaFormat::Svg, body: include_str!("assets/icon.svg") },
 ];
 
 /// `scheme://host[:port]` of an absolute URL.
@@ -79,7 +87,7 @@ pub async fn serve(req: &Request, state: Data<&Arc<AppState>>) -> Result<Respons
     let settings = &state.settings;
     let policy = content_security_policy(&[&settings.base_url, &settings.raw_base_url]);
     let builder = Response::builder()
-        .header(header::CONTENT_TYPE, asset.content_type)
+        .header(header::CONTENT_TYPE, asset.content_type())
         .header(header::CONTENT_LENGTH, asset.body.len())
         // A new binary may bring new files: the browser asks again each time (they are small).
         .header(header::CACHE_CONTROL, "no-cache")

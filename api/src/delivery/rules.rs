@@ -30,7 +30,7 @@ impl Rendition {
         extension_format: Option<OutputFormat>,
     ) -> Result<Self, NotAnImage> {
         let nothing_asked = transform.is_identity() && extension_format.is_none();
-        if !file.raw_type.is_transformable() || transform.format == Some(Format::Bmp) {
+        if !file.raw_type.is_transformable() || transform.format.is_some_and(Format::serves_original) {
             if file.kind != FileKind::Image && !nothing_asked {
                 return Err(NotAnImage);
             }

@@ -15,8 +15,8 @@ use poem::{
 };
 use shutterbox_jobs::Job;
 use shutterbox_metadata::FileRecord;
-use shutterbox_model::FileId;
-use shutterbox_pipeline::{ImageType, OutputFormat, PlaceholderKind, Target, Transform, placeholder_png};
+use shutterbox_model::{FileId, MediaFormat};
+use shutterbox_pipeline::{OutputFormat, PlaceholderKind, Target, Transform, placeholder_png};
 use shutterbox_variants::{Keep, VariantSpec};
 
 use super::{
@@ -111,7 +111,7 @@ fn placeholder(file_id: &FileId, kind: PlaceholderKind) -> CachedResponse {
     CachedResponse {
         file_id: file_id.clone(),
         etag: HeaderValue::try_from(etag).unwrap_or_else(|_| HeaderValue::from_static("\"placeholder\"")),
-        content_type: HeaderValue::from_static(ImageType::Png.mime()),
+        content_type: HeaderValue::from_static(MediaFormat::Png.mime()),
         bytes,
     }
 }

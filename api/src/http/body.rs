@@ -73,11 +73,12 @@ fn parse<T: DeserializeOwned>(data: &[u8]) -> Result<T, ApiError> {
 
 fn is_json(content_type: &str) -> bool {
     let essence = content_type.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
-    essence == "application/json" || (essence.starts_with("application/") && essence.ends_with("+json"))
+    essence == shutterbox_model::MediaFormat::Json.mime()
+        || (essence.starts_with("application/") && essence.ends_with("+json"))
 }
 
 impl<T: Type> Payload for JsonBody<T> {
-    const CONTENT_TYPE: &'static str = "application/json; charset=utf-8";
+    const CONTENT_TYPE: &'static str = shutterbox_model::JSON_UTF8;
 
     fn check_content_type(content_type: &str) -> bool {
         is_json(content_type)

@@ -89,7 +89,7 @@ async fn rewrite_error(mut response: Response) -> Response {
     object.insert("headers".into(), headers.into());
     let mut rebuilt = Response::builder()
         .status(status)
-        .content_type("application/json; charset=utf-8")
+        .content_type(shutterbox_model::JSON_UTF8)
         .body(serde_json::Value::Object(object).to_string());
     // Keep the headers that matter to the client (rate limits, Retry-After, Allow, Content-Range…).
     for (name, value) in response.headers() {

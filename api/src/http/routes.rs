@@ -31,9 +31,7 @@ fn endpoint(route: Route) -> BoxEndpoint<'static> {
         Route::ResumableUpload => resumable::resource.boxed(),
         Route::OpenapiDocument => {
             let spec = openapi::spec_json();
-            make_sync(move |_| spec.clone().with_content_type("application/json; charset=utf-8"))
-                .map_to_response()
-                .boxed()
+            make_sync(move |_| spec.clone().with_content_type(shutterbox_model::JSON_UTF8)).map_to_response().boxed()
         }
         Route::Docs => {
             let docs = openapi::swagger_ui_html();

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use poem_openapi::types::{Example, MaybeUndefined};
 use serde_json::json;
-use shutterbox_pipeline::ImageType;
+use shutterbox_model::MediaFormat;
 
 use super::{
     file_object::{FileObject, Focus},
@@ -29,7 +29,7 @@ impl Example for PresignRequest {
     fn example() -> Self {
         Self {
             filename: "cat.jpg".into(),
-            mimetype: ImageType::Jpeg.mime().into(),
+            mimetype: MediaFormat::Jpeg.mime().into(),
             size: 245_760,
             custom_filename: None,
             folder_name: Some("pets".into()),
@@ -65,7 +65,7 @@ impl Example for FileObject {
             secure_thumbnail_url: format!("{BASE}/files/{FILE_ID}/thumbnail"),
             raw_url: format!("{BASE}/raw/default/pets/cat.jpg"),
             kind: "image".into(),
-            raw_type: ImageType::Jpeg.mime().into(),
+            raw_type: MediaFormat::Jpeg.mime().into(),
             size: "240 KB".into(),
             raw_size: 245_760,
             updated: "Just now".into(),
@@ -187,7 +187,7 @@ impl Example for TransformRequest {
 
 impl Example for OriginalFile {
     fn example() -> Self {
-        Self { id: FILE_ID.into(), filename: "cat.jpg".into(), mimetype: ImageType::Jpeg.mime().into() }
+        Self { id: FILE_ID.into(), filename: "cat.jpg".into(), mimetype: MediaFormat::Jpeg.mime().into() }
     }
 }
 

@@ -47,7 +47,7 @@ pub(crate) fn frames(
         other => {
             return Err(PipelineError::Internal(format!(
                 "{} is not decoded as an animation",
-                other.image_type().name()
+                other.media_format().name()
             )));
         }
     };

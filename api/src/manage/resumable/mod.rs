@@ -226,7 +226,10 @@ async fn create(req: &Request, body: Body, state: &AppState) -> Result<Response,
         filename,
         metadata.get(&["customFilename"]),
         metadata.get(&["folderName"]),
-        metadata.get(&["filetype", "type"]).filter(|t| !t.is_empty()).unwrap_or("application/octet-stream"),
+        metadata
+            .get(&["filetype", "type"])
+            .filter(|t| !t.is_empty())
+            .unwrap_or(shutterbox_model::MediaFormat::Binary.mime()),
     )?;
     let with_body = protocol::has_upload_body(headers, false)?;
     let now = now_ms();

@@ -19,7 +19,7 @@ pub const EXTENSIONS: &str = "creation,creation-with-upload,creation-defer-lengt
 /// The checksum algorithms, as `Tus-Checksum-Algorithm` lists them.
 pub const CHECKSUM_ALGORITHMS: &str = "sha1,sha256";
 /// The content type of every body that carries upload bytes.
-pub const OFFSET_OCTET_STREAM: &str = "application/offset+octet-stream";
+pub const OFFSET_OCTET_STREAM: &str = shutterbox_model::media::TUS_CHUNK;
 
 pub const TUS_RESUMABLE: HeaderName = HeaderName::from_static("tus-resumable");
 pub const TUS_VERSION: HeaderName = HeaderName::from_static("tus-version");

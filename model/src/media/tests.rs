@@ -1,0 +1,102 @@
+use super::*;
+
+/// Each row is its own, every name and type finds it, and no row contradicts a column: a format written
+/// is read and requestable, `q` means something only for a written one, a default output is written, a
+/// transformed format is read, a recognised signature gives the row's own type.
+#[test]
+fn every_row_keeps_what_its_columns_promise() {
+    for (index, info) in MEDIA_FORMATS.iter().enumerate() {
+        let name = info.name;
+        assert_eq!(info.format as usize, index, "{name}: MEDIA_FORMATS lists the formats in the enum's order");
+        assert!(!name.is_empty() && !info.display.is_empty(), "row {index} has a name");
+        assert!(!info.extensions.is_empty() && !info.mimes.is_empty(), "{name}: an extension and a media type");
+        for alias in std::iter::once(name).chain(info.aliases.iter().copied()) {
+            assert_eq!(MediaFormat::from_name(alias), Some(info.format), "{alias}");
+            assert_eq!(MediaFormat::from_name(&alias.to_ascii_uppercase()), Some(info.format), "{alias}");
+        }
+        for extension in info.extensions {
+            assert_eq!(MediaFormat::from_extension(extension), Some(info.format), "{extension}");
+            assert_eq!(MediaFormat::from_extension(&extension.to_ascii_uppercase()), Some(info.format));
+        }
+        for mime in info.mimes {
+            assert_eq!(MediaFormat::from_mime(mime), Some(info.format), "{mime}");
+            assert_eq!(FileKind::of_mime(mime), info.kind, "{mime}");
+            assert_eq!(crate::sniff::normalize_mime(mime).as_deref(), Some(*mime), "{mime} is a normal type");
+        }
+        assert!(!info.encodable || (info.decodable && info.requestable), "{name}: a written format is read and named");
+        assert!(!info.requestable || info.decodable, "{name}: a named format is read");
+        assert_eq!(info.auto_quality.is_some(), info.lossy, "{name}: q=auto starts from a quality for lossy formats");
+        assert!(!info.lossy || info.encodable, "{name}: lossy only means something when written");
+        assert!(!info.transformable || info.decodable, "{name}: a transformed format is read");
+        assert!(!info.raster || info.kind == FileKind::Image, "{name}: a raster is an image");
+        assert!(!info.decodable || info.raster, "{name}: what the pipeline reads is a raster");
+        assert_eq!(info.default_output.is_some(), info.decodable, "{name}: a read format has a default output");
+        if let Some(output) = info.default_output {
+            assert!(output.info().encodable, "{name}: its default output {} is written", output.name());
+        }
+        assert!(
+            !info.working_copy || (info.decodable && !info.encodable),
+            "{name}: a working copy is of a read-only format"
+        );
+        assert!(!info.animation || info.decodable, "{name}: an animation is read");
+        if info.decodable {
+            assert_ne!(
+                info.signature,
+                Signature::Declared,
+                "{name}: what the pipeline reads is recognised by its bytes"
+            );
+        }
+    }
+    let mut mimes: Vec<&str> = MEDIA_FORMATS.iter().flat_map(|info| info.mimes.iter().copied()).collect();
+    let mut extensions: Vec<&str> = MEDIA_FORMATS.iter().flat_map(|info| info.extensions.iter().copied()).collect();
+    let count = (mimes.len(), extensions.len());
+    mimes.sort_unstable();
+    mimes.dedup();
+    extensions.sort_unstable();
+    extensions.dedup();
+    assert_eq!((mimes.len(), extensions.len()), count, "a media type or an extension names one row");
+    assert_eq!(MediaFormat::from_name("auto"), None);
+    assert_eq!(MediaFormat::from_mime("image/x-icon"), None);
+}
+
+/// Each row with a signature recognises a sample of its own bytes as its own type, and nothing else.
+#[test]
+fn each_signature_recognises_its_own_format() {
+    let samples: [(&[u8], &str); 10] = [
+        (b"\xFF\xD8\xFF\xE0\0\x10JFIF", "image/jpeg"),
+        (b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR", "image/png"),
+        (b"RIFF\x24\0\0\0WEBPVP8 ", "image/webp"),
+        (b"GIF89a\x01\0\x01\0", "image/gif"),
+        (b"MM\0*\0\0\0\x08\0R\0\0", "image/tiff"),
+        (b"BM\x3a\0\0\0\0\0\0\0", "image/bmp"),
+        (b"\xFF\x0A\xFA\x7F", "image/jxl"),
+        (b"\0\0\0\x18ftypheic\0\0\0\0mif1heic", "image/heic"),
+        (b"\0\0\0\x18ftypmif1\0\0\0\0avifmiaf", "image/avif"),
+        (b"\0\0\0\x14ftypmif1\0\0\0\0miaf", "image/heif"),
+    ];
+    for (head, mime) in samples {
+        assert_eq!(recognise(head, ""), Some(mime), "{head:?}");
+    }
+    assert_eq!(recognise(b"", "<svg xmlns=\"http://www.w3.org/2000/svg\"/>"), Some("image/svg+xml"));
+    assert_eq!(recognise(b"", "<?xml version=\"1.0\"?><svg/>"), Some("image/svg+xml"));
+    assert_eq!(recognise(b"", "<?xml version=\"1.0\"?><feed/>"), None, "XML that is not SVG");
+    assert_eq!(recognise(b"", "<!doctype html><p>"), Some("text/html"));
+    // A Canon raw file begins as a TIFF does; an MP4's brands are none of the images'.
+    assert_eq!(recognise(b"II*\0\x10\0\0\0CR\x02\0", ""), None);
+    assert_eq!(recognise(b"\0\0\0\x18ftypisom\0\0\0\0mp41isom", ""), None);
+    // A box length past the bytes present, or none at all, reads what is there and no further.
+    assert_eq!(recognise(b"\xff\xff\xff\xffftypavif", ""), None, "shorter than a box header and brand");
+    assert_eq!(recognise(b"\xff\xff\xff\xffftypheic\0\0\0\0", ""), Some("image/heic"));
+    assert_eq!(recognise(b"\0\0\0\0ftypavif\0\0\0\0", ""), Some("image/avif"));
+}
+
+#[test]
+fn a_request_for_a_format_never_written_is_one_for_the_original() {
+    let originals: Vec<&str> = MediaFormat::all().filter(|f| f.serves_original()).map(MediaFormat::name).collect();
+    assert_eq!(originals, ["bmp"]);
+}
+
+#[test]
+fn the_json_content_type_is_jsons_media_type() {
+    assert_eq!(JSON_UTF8.split(';').next(), Some(MediaFormat::Json.mime()));
+}

@@ -1,0 +1,156 @@
+//! One vocabulary of media types: no production code of any crate of the workspace writes a media type
+//! (`image/png`) or a file extension (`".png"`) of its own; each comes from its row of the table of media
+//! formats (`model/src/media.rs`). Read with `syn` from every member's `src/`, test code left out (test
+//! modules, `#[cfg(test)]` items, `tests.rs` files): a literal that is a media type, or a dot and an
+//! extension the table knows, fails the test with the file and the literal.
+
+// A test fails by panicking: unwrap and expect are how it says so (the workspace denies them elsewhere).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::{Path, PathBuf};
+
+use syn::visit::Visit;
+
+/// The file that may write them: the table.
+const TABLE: &str = "model/src/media.rs";
+
+/// Top-level media types (RFC 6838's registries that name file formats).
+const TOP_LEVEL: [&str; 6] = ["application", "audio", "font", "image", "text", "video"];
+
+/// Whether `text` is a media type, with or without parameters; a range (`image/*`) is not one.
+fn is_media_type(text: &str) -> bool {
+    let essence = text.split(';').next().unwrap_or("").trim();
+    let Some((top, sub)) = essence.split_once('/') else { return false };
+    TOP_LEVEL.contains(&top)
+        && !sub.is_empty()
+        && sub.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b"+-.".contains(&b))
+}
+
+/// `#[test]`, or a `cfg` that mentions `test` (`#[cfg(test)]`, `#[cfg(all(test, feature = "x"))]`).
+fn is_test(attrs: &[syn::Attribute]) -> bool {
+    attrs.iter().any(|attr| match &attr.meta {
+        syn::Meta::Path(path) => path.is_ident("test"),
+        syn::Meta::List(list) => list.path.is_ident("cfg") && list.tokens.to_string().contains("test"),
+        syn::Meta::NameValue(_) => false,
+    })
+}
+
+struct Literals<'a> {
+    extensions: &'a [String],
+    found: Vec<String>,
+}
+
+impl Literals<'_> {
+    fn check(&mut self, text: &str) {
+        let extension = text.strip_prefix('.').filter(|ext| self.extensions.iter().any(|known| known == ext));
+        if is_media_type(text) || extension.is_some() {
+            self.found.push(text.to_owned());
+        }
+    }
+}
+
+impl<'ast> Visit<'ast> for Literals<'_> {
+    fn visit_item(&mut self, item: &'ast syn::Item) {
+        let attrs = match item {
+            syn::Item::Fn(item) => &item.attrs,
+            syn::Item::Mod(item) => &item.attrs,
+            syn::Item::Impl(item) => &item.attrs,
+            syn::Item::Const(item) => &item.attrs,
+            syn::Item::Static(item) => &item.attrs,
+            syn::Item::Struct(item) => &item.attrs,
+            syn::Item::Enum(item) => &item.attrs,
+            syn::Item::Use(item) => &item.attrs,
+            _ => return syn::visit::visit_item(self, item),
+        };
+        if !is_test(attrs) {
+            syn::visit::visit_item(self, item);
+        }
+    }
+    fn visit_impl_item_fn(&mut self, item: &'ast syn::ImplItemFn) {
+        if !is_test(&item.attrs) {
+            syn::visit::visit_impl_item_fn(self, item);
+        }
+    }
+    fn visit_lit_str(&mut self, literal: &'ast syn::LitStr) {
+        self.check(&literal.value());
+    }
+    fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+        // A macro's arguments are tokens: its string literals are read from them.
+        fn strings(tokens: proc_macro2::TokenStream, out: &mut Vec<String>) {
+            for token in tokens {
+                match token {
+                    proc_macro2::TokenTree::Literal(literal) => {
+                        if let Ok(syn::Lit::Str(text)) = syn::parse_str::<syn::Lit>(&literal.to_string()) {
+                            out.push(text.value());
+                        }
+                    }
+                    proc_macro2::TokenTree::Group(group) => strings(group.stream(), out),
+                    _ => {}
+                }
+            }
+        }
+        let mut found = Vec::new();
+        strings(mac.tokens.clone(), &mut found);
+        found.iter().for_each(|text| self.check(text));
+    }
+}
+
+/// Every `.rs` file under `dir` that is not test code by its name.
+fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if path.is_dir() && name != "tests" {
+            sources(&path, out);
+        } else if name.ends_with(".rs") && name != "tests.rs" {
+            out.push(path);
+        }
+    }
+}
+
+/// The table's extensions, read from the table's own source (every `extensions: &[...]` row).
+fn table_extensions(workspace: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(workspace.join(TABLE)).unwrap();
+    let rows = text.lines().filter_map(|line| line.trim().strip_prefix("extensions: &["));
+    let names = rows.flat_map(|row| row.split('"').skip(1).step_by(2).map(str::to_owned).collect::<Vec<_>>());
+    names.collect()
+}
+
+#[test]
+fn no_production_code_writes_a_media_type_or_an_extension_of_its_own() {
+    let workspace = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let extensions = table_extensions(&workspace);
+    assert!(extensions.len() >= 16 && extensions.contains(&"jpg".to_owned()), "the table's extensions: {extensions:?}");
+    let manifest = std::fs::read_to_string(workspace.join("Cargo.toml")).unwrap();
+    let line = manifest.lines().find(|line| line.starts_with("members")).expect("a members line");
+    let members =
+        std::iter::once(workspace.clone()).chain(line.split('"').skip(1).step_by(2).map(|m| workspace.join(m)));
+    let mut files = Vec::new();
+    members.for_each(|member| sources(&member.join("src"), &mut files));
+    assert!(files.len() > 100, "the sources: {}", files.len());
+    let mut found = Vec::new();
+    for file in files {
+        let relative = file.strip_prefix(&workspace).unwrap().display().to_string();
+        let parsed =
+            syn::parse_file(&std::fs::read_to_string(&file).unwrap()).unwrap_or_else(|e| panic!("{relative}: {e}"));
+        let mut literals = Literals { extensions: &extensions, found: Vec::new() };
+        literals.visit_file(&parsed);
+        if relative == TABLE {
+            assert!(literals.found.len() > 16, "the reader reads the table's own literals: {:?}", literals.found);
+        } else {
+            found.extend(literals.found.into_iter().map(|literal| format!("{relative}: {literal:?}")));
+        }
+    }
+    assert!(found.is_empty(), "media types and extensions outside the table:\n{}", found.join("\n"));
+}
+
+#[test]
+fn what_counts_as_a_media_type() {
+    for text in ["image/png", "application/json; charset=utf-8", "image/svg+xml", "video/mp4", "text/plain"] {
+        assert!(is_media_type(text), "{text}");
+    }
+    for text in ["image/*", "*/*", "image/", "/png", "a/b", "files/<id>/v", "text/Plain", "image"] {
+        assert!(!is_media_type(text), "{text}");
+    }
+}
