@@ -76,9 +76,9 @@ pub enum Signature {
     /// An ISO-BMFF `ftyp` box with one of `strong` as its major or a compatible brand; failing that, one of
     /// `weak`, which gives the row's second media type (a HEIF of no more specific brand is `image/heif`).
     Brands { strong: &'static [&'static [u8; 4]], weak: &'static [&'static [u8; 4]] },
-    /// Text that begins (after a byte-order mark and white space, in any case) with one of `starts` and
-    /// holds `contains` somewhere in its first kilobyte.
-    Markup { starts: &'static [&'static str], contains: &'static str },
+    /// Text that begins (after a byte-order mark and white space, in any case) with one of `starts` and,
+    /// where `contains` is given, holds it somewhere in its first kilobyte.
+    Markup { starts: &'static [&'static str], contains: Option<&'static str> },
     /// Nothing in its bytes says so: it is what it is declared to be (text, JSON), or what the `infer`
     /// crate's matchers recognise (PDF, MP4).
     Declared,
@@ -305,7 +305,7 @@ pub static MEDIA_FORMATS: [MediaFormatInfo; 18] = [
         extensions: &["svg"],
         mimes: &["image/svg+xml"],
         kind: FileKind::Image,
-        signature: Signature::Markup { starts: &["<svg", "<?xml", "<!doctype svg"], contains: "<svg" },
+        signature: Signature::Markup { starts: &["<svg", "<?xml", "<!doctype svg"], contains: Some("<svg") },
         ..STORED
     },
     MediaFormatInfo {
@@ -344,7 +344,7 @@ pub static MEDIA_FORMATS: [MediaFormatInfo; 18] = [
         mimes: &["text/html"],
         signature: Signature::Markup {
             starts: &["<!doctype html", "<html", "<head", "<body", "<script", "<iframe", "<meta", "<title", "<div"],
-            contains: "<",
+            contains: None,
         },
         ..STORED
     },
@@ -469,7 +469,8 @@ pub(crate) fn recognise(head: &[u8], text: &str) -> Option<&'static str> {
             }
         }
         Signature::Markup { starts, contains } => {
-            (starts.iter().any(|start| text.starts_with(start)) && text.contains(contains)).then_some(info.mimes[0])
+            let holds = contains.is_none_or(|inner| text.contains(inner));
+            (starts.iter().any(|start| text.starts_with(start)) && holds).then_some(info.mimes[0])
         }
         Signature::Declared => None,
     })

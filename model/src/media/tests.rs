@@ -100,3 +100,41 @@ fn a_request_for_a_format_never_written_is_one_for_the_original() {
 fn the_json_content_type_is_jsons_media_type() {
     assert_eq!(JSON_UTF8.split(';').next(), Some(MediaFormat::Json.mime()));
 }
+
+/// Hostile heads: every truncation of every sample, `ftyp` boxes claiming every length around the bytes
+/// present, and pseudo-random bytes are recognised without a panic, looking no further than the bytes
+/// given, and always as a type of some row.
+#[test]
+fn any_bytes_are_recognised_within_themselves() {
+    let mut heads: Vec<Vec<u8>> = Vec::new();
+    let samples: [&[u8]; 4] = [
+        b"\0\0\0\x18ftypmif1\0\0\0\0avifmiaf",
+        b"\0\0\0\x0cJXL \r\n\x87\n\0\0\0\x14ftypjxl ",
+        b"RIFF\x24\0\0\0WEBPVP8 ",
+        b"II*\0\x10\0\0\0CR\x02\0",
+    ];
+    for sample in samples {
+        heads.extend((0..=sample.len()).map(|end| sample[..end].to_vec()));
+    }
+    for length in [0u32, 1, 7, 8, 15, 16, 17, 23, 24, 25, 4096, u32::MAX] {
+        for body in [&b"heic"[..], b"heic\0\0\0\0mif1", b"mif1\0\0\0\0msf1avis"] {
+            let mut head = length.to_be_bytes().to_vec();
+            head.extend_from_slice(b"ftyp");
+            head.extend_from_slice(body);
+            heads.push(head);
+        }
+    }
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    for _ in 0..20_000 {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        let len = (state % 40) as usize;
+        heads.push((0..len).map(|i| (state >> (i % 8 * 8)) as u8 ^ (i as u8)).collect());
+    }
+    for head in heads {
+        if let Some(mime) = recognise(&head, "") {
+            assert!(MediaFormat::from_mime(mime).is_some(), "{mime}");
+        }
+    }
+}
