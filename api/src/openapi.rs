@@ -7,8 +7,8 @@
 //!   and with `security: []`;
 //! - per-status error examples and the response headers (`X-Request-Id`, the rate-limit headers,
 //!   `Retry-After`) on every response;
-//! - the value sets the handlers validate themselves: `q` as an integer 1–100 or `"auto"`, `fit` and
-//!   `format` as enums.
+//! - the transform-url body and the delivery parameters, written from the parameter table
+//!   (`shutterbox_pipeline::PARAMS`): each row's type, range, value set or grammar, and its words.
 //!
 //! Its server is the relative `/v1`, so the checked-in `openapi/openapi.json` does not depend on where the
 //! service runs. Swagger UI at `/v1/docs` embeds this completed document.
@@ -18,11 +18,12 @@ use std::sync::LazyLock;
 use poem_openapi::OpenApiService;
 use serde_json::{Map, Value, json};
 use shutterbox_model::MediaFormat;
-use shutterbox_pipeline::{Fit, Format};
+use shutterbox_pipeline::{PARAMS, ParamKind, ParamSpec};
 
 use crate::{
+    delivery::{PRESET, THUMBNAIL_PRESET},
     http::table::Route,
-    manage::{FilesApi, FoldersApi, KeyApi, KeysApi, TransformApi, UploadApi, WarmApi},
+    manage::{FilesApi, FoldersApi, KeyApi, KeysApi, TransformApi, UploadApi, WarmApi, transform_request_example},
 };
 
 pub type Apis = (UploadApi, FilesApi, FoldersApi, TransformApi, WarmApi, KeyApi, KeysApi);
@@ -72,7 +73,11 @@ const DELIVERY_TAG: &str = "Delivery";
 
 /// Adds to poem-openapi's document what it cannot express (see the module comment).
 fn complete(document: &mut Value) {
-    constrain_transformations(document);
+    document["components"]["schemas"]["TransformRequest"] = transform_request_schema();
+    // serde's deny_unknown_fields, which poem-openapi's schema does not show.
+    for schema in ["WarmRequest", "FilePatch", "CreateKeyRequest"] {
+        document["components"]["schemas"][schema]["additionalProperties"] = json!(false);
+    }
     let transformation_params = transformation_parameters(document);
     for item in document["paths"].as_object_mut().into_iter().flat_map(|paths| paths.values_mut()) {
         for operation in item.as_object_mut().into_iter().flat_map(|item| item.values_mut()) {
@@ -98,28 +103,70 @@ fn complete(document: &mut Value) {
     }
 }
 
-/// The handlers validate these value sets themselves (with messages of their own); the schema says so too.
-fn constrain_transformations(document: &mut Value) {
-    let properties = &mut document["components"]["schemas"]["TransformRequest"]["properties"];
-    if !properties.is_object() {
-        return;
+/// The transform-url body's schema, from the parameter table: a nullable property per row, of the schema
+/// its kind gives, and `preset`.
+fn transform_request_schema() -> Value {
+    let mut properties: Map<String, Value> = PARAMS
+        .iter()
+        .map(|spec| {
+            let mut schema = parameter_schema(spec.kind);
+            schema["nullable"] = json!(true);
+            schema["description"] = json!(description(spec));
+            (spec.name.to_owned(), schema)
+        })
+        .collect();
+    properties.insert(
+        PRESET.to_owned(),
+        json!({
+            "type": "string",
+            "nullable": true,
+            "description": "The name of one of the service's presets (`SHUTTERBOX_PRESETS`), alone: instead of \
+                            the parameters above."
+        }),
+    );
+    json!({
+        "type": "object",
+        "title": "TransformRequest",
+        "description": "Transformations, with the names, types and ranges of the delivery query parameters. All \
+                        optional.",
+        // serde's deny_unknown_fields, as the body's parser has it.
+        "additionalProperties": false,
+        "example": transform_request_example(),
+        "properties": properties,
+    })
+}
+
+/// The schema of a parameter's value: the ranges, value sets and grammar the parser holds it to.
+fn parameter_schema(kind: ParamKind) -> Value {
+    match kind {
+        ParamKind::Integer { min, max } => json!({
+            "type": "integer",
+            "format": if min < 0 { "int32" } else { "uint32" },
+            "minimum": min as f64,
+            "maximum": max as f64,
+        }),
+        ParamKind::Number { min, max } => {
+            json!({ "type": "number", "format": "double", "minimum": min, "maximum": max })
+        }
+        ParamKind::Boolean => json!({ "type": "boolean" }),
+        ParamKind::OneOf { values } => json!({ "type": "string", "enum": values() }),
+        ParamKind::Quality => json!({
+            "anyOf": [
+                { "type": "integer", "minimum": 1, "maximum": 100 },
+                { "type": "string", "enum": ["auto"] }
+            ]
+        }),
+        ParamKind::Border | ParamKind::Crop | ParamKind::Gravity => {
+            json!({ "type": "string", "pattern": kind.pattern() })
+        }
     }
-    properties["q"] = json!({
-        "nullable": true,
-        "description": "Quality 1–100, or `\"auto\"` (a per-format starting quality, adjusted for simple \
-                        graphics and transparency).",
-        "anyOf": [
-            { "type": "integer", "minimum": 1, "maximum": 100 },
-            { "type": "string", "enum": ["auto"] }
-        ]
-    });
-    // The value sets of the parameter table (`shutterbox_pipeline::PARAMS`).
-    properties["fit"]["enum"] = json!(Fit::names());
-    properties["format"]["enum"] = json!(Format::names());
-    // serde's deny_unknown_fields, which poem-openapi's schema does not show.
-    for schema in ["TransformRequest", "WarmRequest", "FilePatch", "CreateKeyRequest"] {
-        document["components"]["schemas"][schema]["additionalProperties"] = json!(false);
-    }
+}
+
+/// A row's words as one sentence: what it does, then its default.
+fn description(spec: &ParamSpec) -> String {
+    let mut about = spec.about.chars();
+    let first = about.next().map(|c| c.to_uppercase().collect::<String>()).unwrap_or_default();
+    format!("{first}{}. Default: {}.", about.as_str(), spec.default)
 }
 
 /// The delivery query parameters: TransformRequest's properties, one parameter each.
@@ -377,10 +424,13 @@ fn public_routes(transformation_params: &[Value]) -> Vec<(String, Value)> {
             json!({
                 "tags": [DELIVERY_TAG],
                 "summary": "Deliver a file's thumbnail",
-                "description": "The file's `secureThumbnailUrl`: a 256×256 WebP centre crop (`w=256&h=256&\
-                    fit=cover&q=80&anim=false`; smaller images are not enlarged; an animation's first frame), rendered by a job queued at confirm. \
-                    Files without a picture of their own (non-images, SVG, undecodable images) get a PNG \
-                    placeholder for their type. Also answers `HEAD`.",
+                "description": format!(
+                    "The file's `secureThumbnailUrl`: a 256×256 WebP centre crop (`{}`; smaller images are not \
+                     enlarged; an animation's first frame), rendered by a job queued at confirm. Files without a \
+                     picture of their own (non-images, SVG, undecodable images) get a PNG placeholder for their \
+                     type. Also answers `HEAD`.",
+                    THUMBNAIL_PRESET.to_query()
+                ),
                 "security": [],
                 "parameters": [{
                     "name": "id",
@@ -419,7 +469,7 @@ fn public_routes(transformation_params: &[Value]) -> Vec<(String, Value)> {
 
 #[cfg(test)]
 mod tests {
-    use shutterbox_pipeline::{Gravity, PARAMS, ParamKind, ParamSpec};
+    use shutterbox_pipeline::{PARAMS, ParamKind, ParamSpec};
 
     use super::*;
 
@@ -485,40 +535,9 @@ mod tests {
             }
         }
     }
-
-    /// docs/transformations.md has a row for every parameter, stating its range or values as the table does.
-    #[test]
-    fn the_transformation_docs_state_the_parameter_table() {
-        let docs = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/transformations.md")).unwrap();
-        // Negative numbers as the docs write them, with a minus sign.
-        let number = |n: String| n.replace('-', "−");
-        for spec in &PARAMS {
-            let start = format!("| `{}` | ", spec.name);
-            let row = docs.lines().find(|line| line.starts_with(&start));
-            let row = row.unwrap_or_else(|| panic!("docs/transformations.md has no row for {}", spec.name));
-            let values = row[start.len()..].split(" | ").next().unwrap_or_default();
-            let expected: Vec<String> = match spec.kind {
-                ParamKind::Integer { min, max } => {
-                    vec![format!("integer {}–{}", number(min.to_string()), number(max.to_string()))]
-                }
-                ParamKind::Number { min, max } => vec![format!("number {min}–{max}")],
-                ParamKind::Boolean => vec!["`true`, `false`".into()],
-                ParamKind::OneOf { values } => values().into_iter().map(|v| format!("`{v}`")).collect(),
-                ParamKind::Quality => vec!["integer 1–100, or `auto`".into()],
-                ParamKind::Border => vec!["`<width>_<hex colour>`".into()],
-                ParamKind::Crop => vec!["`x,y,width,height`".into()],
-                ParamKind::Gravity => {
-                    Gravity::names().into_iter().map(|v| format!("`{v}`")).chain(["`fp:X,Y`".to_owned()]).collect()
-                }
-            };
-            for part in expected {
-                assert!(values.contains(&part), "docs/transformations.md, {}: {values:?} lacks {part:?}", spec.name);
-            }
-        }
-    }
 }
 
-/// The body's `border`, `crop` and `gravity` patterns (poem-openapi refuses a body that does not match them) and the
+/// The body's `border`, `crop` and `gravity` patterns (`ParamKind::pattern`, which clients and schemathesis read) and the
 /// parser agree: every value the schema accepts, delivery accepts, and every value delivery accepts without
 /// surrounding white space (which the parser trims and the border schema does not allow) matches the
 /// schema, but for crops beyond any image (`beyond_any_image`). Over 200,000 seeded random values per

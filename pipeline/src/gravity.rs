@@ -77,6 +77,9 @@ pub enum Interest {
     Entropy,
 }
 
+/// `center`'s other spelling, read as it.
+const CENTRE: &str = "centre";
+
 impl Gravity {
     /// The gravity a query value names: a word of `names()` (`centre` too), or `fp:X,Y` with X and Y
     /// from 0 to 1.
@@ -90,7 +93,7 @@ impl Gravity {
             };
             return FocalPoint::from_fractions(fraction(x)?, fraction(y)?).map(Self::Point);
         }
-        if value == "centre" {
+        if value == CENTRE {
             return Some(Self::Center);
         }
         NAMED.iter().find(|(_, name)| *name == value).map(|(gravity, _)| *gravity)
@@ -107,6 +110,13 @@ impl Gravity {
     /// Every word `gravity` takes (`fp:X,Y` aside).
     pub fn names() -> Vec<&'static str> {
         NAMED.iter().map(|(_, name)| *name).collect()
+    }
+
+    /// Every word `gravity` takes, `center`'s other spelling after it.
+    pub fn spellings() -> Vec<&'static str> {
+        let mut words = Self::names();
+        words.insert(1, CENTRE);
+        words
     }
 
     /// Whether the window is chosen from the pixels, and by which measure.

@@ -1,8 +1,7 @@
-//! Transformation parameters (docs/transformations.md): `format`, `w`, `h`, `fit`, `q`, `blur`, `sharp`, `gray`,
-//! `rot`, `border`, `crop`, `anim`, `gravity`. Parsing validates each against its range and yields a `Transform` whose
-//! `canonical()` text fills in defaults and fixes the order, so two URLs asking for the same output share one
-//! cache entry. Unknown parameters are ignored (and never reach the cache key); a repeated parameter is an
-//! error rather than a guess at which one was meant.
+//! Transformation parameters (docs/transformations.md), one row each in `PARAMS`. Parsing validates each
+//! against its range and yields a `Transform` whose `canonical()` text fills in defaults and fixes the order,
+//! so two URLs asking for the same output share one cache entry. Unknown parameters are ignored (and never
+//! reach the cache key); a repeated parameter is an error rather than a guess at which one was meant.
 
 use std::fmt::{self, Write};
 
@@ -129,8 +128,8 @@ pub struct Border {
     pub color: [u8; 4],
 }
 
-/// A validated set of transformations. `Default` is "no transformation".
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
+/// A validated set of transformations. `Default` is "no transformation" (`Transform::NONE`).
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Transform {
     pub format: Option<Format>,
     pub width: Option<u32>,
@@ -154,7 +153,7 @@ pub struct Transform {
 }
 
 /// What a parameter's value is: what the parser accepts, and what the API documents (the OpenAPI document,
-/// the transform-url body, docs/transformations.md are checked against it).
+/// the transform-url body and docs/transformations.md are made from it).
 #[derive(Debug, Clone, Copy)]
 pub enum ParamKind {
     /// A whole number from `min` to `max`.
@@ -175,36 +174,232 @@ pub enum ParamKind {
     Gravity,
 }
 
-/// A delivery parameter: its name in a query and what its value is.
+/// A delivery parameter: its name in a query, what its value is, what it does, and how it reads into and
+/// prints out of a `Transform`. Everything the service says or does with a parameter comes from its row.
 #[derive(Debug, Clone, Copy)]
 pub struct ParamSpec {
     pub name: &'static str,
     pub kind: ParamKind,
+    /// What an absent parameter means, in words (the docs and the API document).
+    pub default: &'static str,
+    /// What it does, in words (the docs and the API document).
+    pub about: &'static str,
+    /// Sets its field of a transformation from a value (trimmed).
+    set: fn(&mut Transform, &ParamSpec, &str) -> Result<(), ParamError>,
+    /// Its value in the canonical text; `None` where that text leaves it out.
+    key: fn(&Transform) -> Option<String>,
+    /// Its value in `to_query`; `None` when the transformation leaves it at its default.
+    query: fn(&Transform) -> Option<String>,
 }
 
 /// Every delivery parameter, in canonical order; anything else in a query string is ignored. Adding one is
-/// a row here and its arm in `Transform::apply` (plus its step in the pipeline); the tests that hold the
-/// parser, the transform-url body, the OpenAPI document and docs/transformations.md to this table fail
-/// until every place knows it.
+/// a row here (plus its step in the pipeline): the parser, the canonical text, `to_query`, the transform-url
+/// body, the OpenAPI document (and so the console's controls) and docs/transformations.md's list follow
+/// from it, and the tests holding each of them to this table fail until the row is whole.
 pub const PARAMS: [ParamSpec; 13] = [
-    ParamSpec { name: "format", kind: ParamKind::OneOf { values: Format::names } },
-    ParamSpec { name: "w", kind: ParamKind::Integer { min: 1, max: MAX_DIMENSION as i64 } },
-    ParamSpec { name: "h", kind: ParamKind::Integer { min: 1, max: MAX_DIMENSION as i64 } },
-    ParamSpec { name: "fit", kind: ParamKind::OneOf { values: Fit::names } },
-    ParamSpec { name: "q", kind: ParamKind::Quality },
-    ParamSpec { name: "blur", kind: ParamKind::Number { min: 0.3, max: 1000.0 } },
-    ParamSpec { name: "sharp", kind: ParamKind::Boolean },
-    ParamSpec { name: "gray", kind: ParamKind::Boolean },
-    ParamSpec { name: "rot", kind: ParamKind::Integer { min: -360, max: 360 } },
-    ParamSpec { name: "border", kind: ParamKind::Border },
-    ParamSpec { name: "crop", kind: ParamKind::Crop },
-    ParamSpec { name: "anim", kind: ParamKind::Boolean },
-    ParamSpec { name: "gravity", kind: ParamKind::Gravity },
+    ParamSpec {
+        name: "format",
+        kind: ParamKind::OneOf { values: Format::names },
+        default: "the URL's extension",
+        about: "output format; `auto` lets the service choose an efficient one, `bmp` serves the original as \
+                it is",
+        set: |t, spec, v| {
+            t.format = Some(Format::parse(v).ok_or_else(|| invalid(spec, v))?);
+            Ok(())
+        },
+        key: |t| Some(t.format.map_or("original", Format::as_str).to_owned()),
+        query: |t| t.format.map(|format| format.as_str().to_owned()),
+    },
+    ParamSpec {
+        name: "w",
+        kind: ParamKind::Integer { min: 1, max: MAX_DIMENSION as i64 },
+        default: "source width",
+        about: "output width in pixels; never enlarges beyond the source",
+        set: |t, spec, v| {
+            t.width = Some(dimension(spec, v)?);
+            Ok(())
+        },
+        key: |t| Some(t.width.map_or_else(|| "-".to_owned(), |w| w.to_string())),
+        query: |t| t.width.map(|w| w.to_string()),
+    },
+    ParamSpec {
+        name: "h",
+        kind: ParamKind::Integer { min: 1, max: MAX_DIMENSION as i64 },
+        default: "source height",
+        about: "output height in pixels; with only one of `w` and `h` the aspect ratio is kept",
+        set: |t, spec, v| {
+            t.height = Some(dimension(spec, v)?);
+            Ok(())
+        },
+        key: |t| Some(t.height.map_or_else(|| "-".to_owned(), |h| h.to_string())),
+        query: |t| t.height.map(|h| h.to_string()),
+    },
+    ParamSpec {
+        name: "fit",
+        kind: ParamKind::OneOf { values: Fit::names },
+        default: "`cover`",
+        about: "how the image meets a `w`×`h` box; dimensions equal sharp's `resize({fit, withoutEnlargement: \
+                true})`",
+        set: |t, spec, v| {
+            t.fit = Fit::parse(v).ok_or_else(|| invalid(spec, v))?;
+            Ok(())
+        },
+        key: |t| Some(t.fit.as_str().to_owned()),
+        query: |t| (t.fit != Fit::default()).then(|| t.fit.as_str().to_owned()),
+    },
+    ParamSpec {
+        name: "q",
+        kind: ParamKind::Quality,
+        default: "80",
+        about: "encoder quality (JPEG, WebP, AVIF); `auto` picks a per-format starting quality and adjusts it \
+                for simple graphics and transparency",
+        set: |t, spec, v| {
+            t.quality_given = true;
+            t.quality = quality(spec, v)?;
+            Ok(())
+        },
+        key: |t| Some(t.quality.as_text()),
+        query: |t| (t.quality_given || t.quality != Quality::default()).then(|| t.quality.as_text()),
+    },
+    ParamSpec {
+        name: "blur",
+        kind: ParamKind::Number { min: 0.3, max: 1000.0 },
+        default: "none",
+        about: "Gaussian blur, sigma in pixels of the output",
+        set: |t, spec, v| {
+            t.blur = Some(number(spec, v)?);
+            Ok(())
+        },
+        // Rounded to thousandths so 2.0 and 2.0001 share a variant.
+        key: |t| Some(t.blur.map_or_else(|| "0".to_owned(), trim_decimal)),
+        // `Display` of an f32 is the shortest text that parses back to the same value.
+        query: |t| t.blur.map(|sigma| sigma.to_string()),
+    },
+    ParamSpec {
+        name: "sharp",
+        kind: ParamKind::Boolean,
+        default: "`false`",
+        about: "a mild unsharp mask (sigma 1), like sharp's `sharpen()`",
+        set: |t, spec, v| {
+            t.sharp = boolean(spec, v)?;
+            Ok(())
+        },
+        key: |t| Some(u8::from(t.sharp).to_string()),
+        query: |t| t.sharp.then(|| "true".to_owned()),
+    },
+    ParamSpec {
+        name: "gray",
+        kind: ParamKind::Boolean,
+        default: "`false`",
+        about: "grayscale",
+        set: |t, spec, v| {
+            t.gray = boolean(spec, v)?;
+            Ok(())
+        },
+        key: |t| Some(u8::from(t.gray).to_string()),
+        query: |t| t.gray.then(|| "true".to_owned()),
+    },
+    ParamSpec {
+        name: "rot",
+        kind: ParamKind::Integer { min: -360, max: 360 },
+        default: "0",
+        about: "rotation in degrees, clockwise; other than a right angle the canvas grows and the corners are \
+                black (transparent when the output has alpha)",
+        set: |t, spec, v| {
+            // In range, so the remainder fits.
+            t.rotation = integer(spec, v)?.rem_euclid(360) as u16;
+            Ok(())
+        },
+        key: |t| Some(t.rotation.to_string()),
+        query: |t| (t.rotation != 0).then(|| t.rotation.to_string()),
+    },
+    ParamSpec {
+        name: "border",
+        kind: ParamKind::Border,
+        default: "none",
+        about: "a border of that many pixels (1–1000) around the result, e.g. `10_ff6600`; the colour is \
+                `rgb`, `rrggbb` or `rrggbbaa`, with or without a leading `#` (sent as `%23`)",
+        set: |t, spec, v| {
+            t.border = Some(border(spec, v)?);
+            Ok(())
+        },
+        key: |t| Some(t.border.map_or_else(|| "0".to_owned(), Border::as_text)),
+        query: |t| t.border.map(Border::as_text),
+    },
+    ParamSpec {
+        name: "crop",
+        kind: ParamKind::Crop,
+        default: "none",
+        about: "a rectangle of the source, in source pixels (after EXIF orientation), taken first; outside the \
+                image is a 400",
+        set: |t, spec, v| {
+            t.crop = Some(crop(spec, v)?);
+            Ok(())
+        },
+        key: |t| Some(t.crop.map_or_else(|| "-".to_owned(), crop_text)),
+        query: |t| t.crop.map(crop_text),
+    },
+    ParamSpec {
+        name: "anim",
+        kind: ParamKind::Boolean,
+        default: "`true`",
+        about: "`false` renders the first frame of an animated source as a still image, in any format",
+        set: |t, spec, v| {
+            t.still = !boolean(spec, v)?;
+            Ok(())
+        },
+        // Only when asked for, so the keys of every variant made before `anim` existed stay what they were.
+        key: |t| t.still.then(|| "0".to_owned()),
+        query: |t| t.still.then(|| "false".to_owned()),
+    },
+    ParamSpec {
+        name: "gravity",
+        kind: ParamKind::Gravity,
+        default: "`center`",
+        about: "where a `cover` crop (both `w` and `h`) takes its window: an edge or corner, the most \
+                interesting part (`attention`), the busiest (`entropy`), the file's focal point (`focus`) or a \
+                point `fp:X,Y`",
+        set: |t, spec, v| {
+            t.gravity = Gravity::parse(v).ok_or_else(|| invalid(spec, v))?;
+            Ok(())
+        },
+        // Only where it places a window (a `cover` crop needs both sides), and only when not the default,
+        // so every key made before `gravity` existed stays what it was.
+        key: |t| (t.gravity != Gravity::Center && t.places_window()).then(|| t.gravity.canonical()),
+        query: |t| (t.gravity != Gravity::Center).then(|| t.gravity.canonical()),
+    },
 ];
 
 /// The parameter named `name`, if it is one.
 pub fn param(name: &str) -> Option<&'static ParamSpec> {
     PARAMS.iter().find(|spec| spec.name == name)
+}
+
+impl ParamKind {
+    /// The grammar of a value given as text, as a regular expression (the API document's `pattern`); `None`
+    /// for kinds a schema states by type, range or value set. Tests hold each to the parser.
+    pub fn pattern(&self) -> Option<String> {
+        // A fraction from 0 to 1, as `f64` parses it and `Gravity::parse` keeps it.
+        const UNIT: &str = r"(0+(\.[0-9]*)?|0*\.[0-9]+|0*1(\.0*)?)";
+        match self {
+            Self::Border => Some(format!(
+                r"^\+?0*({})_#?([0-9a-fA-F]{{3}}|[0-9a-fA-F]{{6}}|[0-9a-fA-F]{{8}})$",
+                up_to_pattern(MAX_BORDER)
+            )),
+            Self::Crop => Some(
+                r"^\s*\+?[0-9]{1,9}\s*,\s*\+?[0-9]{1,9}\s*,\s*\+?0*[1-9][0-9]{0,8}\s*,\s*\+?0*[1-9][0-9]{0,8}\s*$"
+                    .into(),
+            ),
+            Self::Gravity => Some(format!(r"^({}|fp:\s*{UNIT}\s*,\s*{UNIT}\s*)$", Gravity::spellings().join("|"))),
+            _ => None,
+        }
+    }
+}
+
+/// The whole numbers from 1 to `max` (a power of ten), as a regular expression without leading zeros.
+fn up_to_pattern(max: u32) -> String {
+    let digits = max.to_string().len();
+    format!("[1-9][0-9]{{0,{}}}|{max}", digits - 2)
 }
 
 impl ParamSpec {
@@ -224,6 +419,11 @@ impl ParamSpec {
             }
             ParamKind::Gravity => format!("one of {}, or fp:X,Y with X and Y from 0 to 1", Gravity::names().join(", ")),
         }
+    }
+
+    /// This parameter's value in `transform`'s query (`to_query`); `None` at its default.
+    pub fn value_in(&self, transform: &Transform) -> Option<String> {
+        (self.query)(transform)
     }
 }
 
@@ -309,6 +509,53 @@ fn number(spec: &ParamSpec, value: &str) -> Result<f32, ParamError> {
 }
 
 impl Transform {
+    /// No transformation: every parameter at its default.
+    pub const NONE: Self = Self {
+        format: None,
+        width: None,
+        height: None,
+        fit: Fit::Cover,
+        quality: Quality::Value(DEFAULT_QUALITY),
+        quality_given: false,
+        blur: None,
+        sharp: false,
+        gray: false,
+        rotation: 0,
+        border: None,
+        crop: None,
+        still: false,
+        gravity: Gravity::Center,
+    };
+}
+
+impl Default for Transform {
+    fn default() -> Self {
+        Self::NONE
+    }
+}
+
+impl Quality {
+    fn as_text(self) -> String {
+        match self {
+            Self::Value(q) => q.to_string(),
+            Self::Auto => "auto".to_owned(),
+        }
+    }
+}
+
+impl Border {
+    /// `<width>_<rrggbbaa>`: one spelling for every way of writing the same border.
+    fn as_text(self) -> String {
+        let Self { width, color: [r, g, b, a] } = self;
+        format!("{width}_{r:02x}{g:02x}{b:02x}{a:02x}")
+    }
+}
+
+fn crop_text(Crop { x, y, width, height }: Crop) -> String {
+    format!("{x},{y},{width},{height}")
+}
+
+impl Transform {
     /// Parses a URL query string (`w=300&fit=contain…`), percent-decoding names and values.
     pub fn from_query(query: &str) -> Result<Self, ParamError> {
         Self::from_pairs(form_urlencoded::parse(query.as_bytes()).map(|(k, v)| (k.into_owned(), v.into_owned())))
@@ -326,7 +573,7 @@ impl Transform {
             if std::mem::replace(&mut seen[index], true) {
                 return Err(ParamError::Repeated { name: spec.name });
             }
-            transform.apply(spec, value.trim())?;
+            (spec.set)(&mut transform, spec, value.trim())?;
         }
         // A gravity that places no window changes nothing: kept, it would make two transformations that
         // render the same picture (and share a variant key) unequal.
@@ -339,30 +586,6 @@ impl Transform {
     /// Whether `gravity` has a window to place: a `cover` crop needs both sides.
     fn places_window(&self) -> bool {
         self.fit == Fit::Cover && self.width.is_some() && self.height.is_some()
-    }
-
-    fn apply(&mut self, spec: &ParamSpec, value: &str) -> Result<(), ParamError> {
-        match spec.name {
-            "format" => self.format = Some(Format::parse(value).ok_or_else(|| invalid(spec, value))?),
-            "w" => self.width = Some(dimension(spec, value)?),
-            "h" => self.height = Some(dimension(spec, value)?),
-            "fit" => self.fit = Fit::parse(value).ok_or_else(|| invalid(spec, value))?,
-            "q" => {
-                self.quality_given = true;
-                self.quality = quality(spec, value)?;
-            }
-            "blur" => self.blur = Some(number(spec, value)?),
-            "sharp" => self.sharp = boolean(spec, value)?,
-            "gray" => self.gray = boolean(spec, value)?,
-            "rot" => self.rotation = integer(spec, value)?.rem_euclid(360) as u16,
-            "border" => self.border = Some(border(spec, value)?),
-            "crop" => self.crop = Some(crop(spec, value)?),
-            "anim" => self.still = !boolean(spec, value)?,
-            "gravity" => self.gravity = Gravity::parse(value).ok_or_else(|| invalid(spec, value))?,
-            // Every row has its arm (`every_parameter_is_parsed`).
-            _ => {}
-        }
-        Ok(())
     }
 
     /// This transformation for a file whose focal point is `focus`: `gravity=focus` becomes that point
@@ -382,98 +605,24 @@ impl Transform {
     /// The canonical text of this transformation: every parameter, defaults filled in, in a fixed order.
     /// Equal transformations have equal text whatever order or spelling the request used.
     pub fn canonical(&self) -> String {
-        let mut out = String::new();
-        let _ = write!(out, "format={}", self.format.map_or("original", Format::as_str));
-        let dim = |d: Option<u32>| d.map_or_else(|| "-".to_owned(), |d| d.to_string());
-        let _ = write!(out, "&w={}&h={}&fit={}", dim(self.width), dim(self.height), self.fit.as_str());
-        match self.quality {
-            Quality::Value(q) => {
-                let _ = write!(out, "&q={q}");
-            }
-            Quality::Auto => out.push_str("&q=auto"),
-        }
-        match self.blur {
-            // Rounded to thousandths so 2.0 and 2.0001 share a variant.
-            Some(sigma) => {
-                let _ = write!(out, "&blur={}", trim_decimal(sigma));
-            }
-            None => out.push_str("&blur=0"),
-        }
-        let _ = write!(out, "&sharp={}&gray={}&rot={}", self.sharp as u8, self.gray as u8, self.rotation);
-        match self.border {
-            Some(Border { width, color: [r, g, b, a] }) => {
-                let _ = write!(out, "&border={width}_{r:02x}{g:02x}{b:02x}{a:02x}");
-            }
-            None => out.push_str("&border=0"),
-        }
-        match self.crop {
-            Some(Crop { x, y, width, height }) => {
-                let _ = write!(out, "&crop={x},{y},{width},{height}");
-            }
-            None => out.push_str("&crop=-"),
-        }
-        // Only when asked for, so the keys of every variant made before `anim` existed stay what they were.
-        if self.still {
-            out.push_str("&anim=0");
-        }
-        // Only where it places a window (a `cover` crop needs both sides), and only when not the default,
-        // so every key made before `gravity` existed stays what it was.
-        if self.gravity != Gravity::Center && self.places_window() {
-            let _ = write!(out, "&gravity={}", self.gravity.canonical());
-        }
-        out
+        Self::joined(PARAMS.iter().filter_map(|spec| Some((spec.name, (spec.key)(self)?))))
     }
-}
 
-impl Transform {
     /// A query string that parses back to this very transformation (`from_query(t.to_query()) == t`):
     /// only what differs from the defaults, in canonical order. Jobs carry a variant in this form.
     pub fn to_query(&self) -> String {
-        let mut pairs: Vec<String> = Vec::new();
-        if let Some(format) = self.format {
-            pairs.push(format!("format={}", format.as_str()));
-        }
-        if let Some(width) = self.width {
-            pairs.push(format!("w={width}"));
-        }
-        if let Some(height) = self.height {
-            pairs.push(format!("h={height}"));
-        }
-        if self.fit != Fit::default() {
-            pairs.push(format!("fit={}", self.fit.as_str()));
-        }
-        if self.quality_given || self.quality != Quality::default() {
-            match self.quality {
-                Quality::Value(q) => pairs.push(format!("q={q}")),
-                Quality::Auto => pairs.push("q=auto".to_owned()),
+        Self::joined(PARAMS.iter().filter_map(|spec| Some((spec.name, spec.value_in(self)?))))
+    }
+
+    fn joined(pairs: impl Iterator<Item = (&'static str, String)>) -> String {
+        let mut out = String::new();
+        for (name, value) in pairs {
+            if !out.is_empty() {
+                out.push('&');
             }
+            let _ = write!(out, "{name}={value}");
         }
-        if let Some(sigma) = self.blur {
-            // `Display` of an f32 is the shortest text that parses back to the same value.
-            pairs.push(format!("blur={sigma}"));
-        }
-        if self.sharp {
-            pairs.push("sharp=true".to_owned());
-        }
-        if self.gray {
-            pairs.push("gray=true".to_owned());
-        }
-        if self.rotation != 0 {
-            pairs.push(format!("rot={}", self.rotation));
-        }
-        if let Some(Border { width, color: [r, g, b, a] }) = self.border {
-            pairs.push(format!("border={width}_{r:02x}{g:02x}{b:02x}{a:02x}"));
-        }
-        if let Some(Crop { x, y, width, height }) = self.crop {
-            pairs.push(format!("crop={x},{y},{width},{height}"));
-        }
-        if self.still {
-            pairs.push("anim=false".to_owned());
-        }
-        if self.gravity != Gravity::Center {
-            pairs.push(format!("gravity={}", self.gravity.canonical()));
-        }
-        pairs.join("&")
+        out
     }
 }
 
@@ -599,6 +748,40 @@ mod tests {
                 assert!(err.to_string().contains(&spec.expected()), "{name}={value}: {err}");
             }
         }
+    }
+
+    /// A row's values as the docs write them (negative numbers with a minus sign).
+    fn documented_values(kind: ParamKind) -> String {
+        let number = |n: String| n.replace('-', "−");
+        let names = |values: Vec<&str>| values.iter().map(|v| format!("`{v}`")).collect::<Vec<_>>().join(", ");
+        match kind {
+            ParamKind::Integer { min, max } => {
+                format!("integer {}–{}", number(min.to_string()), number(max.to_string()))
+            }
+            ParamKind::Number { min, max } => format!("number {min}–{max}"),
+            ParamKind::Boolean => "`true`, `false`".into(),
+            ParamKind::OneOf { values } => names(values()),
+            ParamKind::Quality => "integer 1–100, or `auto`".into(),
+            ParamKind::Border => "`<width>_<hex colour>`".into(),
+            ParamKind::Crop => "`x,y,width,height`".into(),
+            ParamKind::Gravity => format!("{}, or `fp:X,Y` (X, Y 0–1)", names(Gravity::names())),
+        }
+    }
+
+    /// docs/transformations.md's list of parameters is the table's rows, in order: name, values, default
+    /// and what each does. A row added or changed without the docs fails here, printing the list to paste.
+    #[test]
+    fn the_docs_list_the_parameter_table() {
+        let docs = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/transformations.md")).unwrap();
+        let mut table = String::from("| parameter | values | default | what it does |\n|---|---|---|---|\n");
+        for spec in PARAMS {
+            let values = documented_values(spec.kind);
+            table.push_str(&format!("| `{}` | {values} | {} | {} |\n", spec.name, spec.default, spec.about));
+        }
+        assert!(
+            docs.contains(&table),
+            "docs/transformations.md's parameter list is not PARAMS; it should read:\n\n{table}"
+        );
     }
 
     #[test]

@@ -19,7 +19,7 @@ async fn the_url_serves_the_requested_variant_without_credentials() {
     let response = transform_url(&app, &app.key, id, json!({"w": 8, "format": "webp", "q": 70, "gray": true})).await;
     assert_eq!(response.status(), StatusCode::OK);
     let body: Value = response.json().await.unwrap();
-    assert_eq!(body["url"], format!("{}/file/default/cat.webp?w=8&q=70&gray=true&format=webp", app.base));
+    assert_eq!(body["url"], format!("{}/file/default/cat.webp?format=webp&w=8&q=70&gray=true", app.base));
     assert_eq!(body["originalFile"], json!({"id": id, "filename": "cat.png", "mimetype": "image/png"}));
     assert_eq!(body["transformations"], json!({"w": 8, "format": "webp", "q": 70, "gray": true}));
 
@@ -36,10 +36,10 @@ async fn auto_and_no_format_keep_the_original_extension() {
     let file = app.upload("cat.png", "image/png", PNG).await;
     let id = file["id"].as_str().unwrap();
     for (body, expected) in [
-        (json!({"format": "auto", "q": "auto"}), "/file/default/cat.png?q=auto&format=auto"),
+        (json!({"format": "auto", "q": "auto"}), "/file/default/cat.png?format=auto&q=auto"),
         (json!({"h": 4, "fit": "contain"}), "/file/default/cat.png?h=4&fit=contain"),
         (json!({}), "/file/default/cat.png"),
-        (json!({"format": "jpeg", "border": "2_ff0000"}), "/file/default/cat.jpg?border=2_ff0000&format=jpeg"),
+        (json!({"format": "jpeg", "border": "2_ff0000"}), "/file/default/cat.jpg?format=jpeg&border=2_ff0000"),
     ] {
         let body: Value = transform_url(&app, &app.key, id, body.clone()).await.json().await.unwrap();
         assert_eq!(body["url"], format!("{}{expected}", app.base));
@@ -72,6 +72,28 @@ async fn transformations_are_validated_like_delivery() {
         let response = transform_url(&app, &app.key, id, body.clone()).await;
         assert_error(response, StatusCode::BAD_REQUEST).await;
     }
+    // Each message names the field and what it takes: the JSON type of the parameter table's row, then
+    // the parser's range.
+    for (body, says) in [
+        (json!({"w": "300"}), "w: expected an integer, got \"300\""),
+        (json!({"blur": true}), "blur: expected a number"),
+        (json!({"gravity": 3}), "gravity: expected a string"),
+        (json!({"q": [80]}), "q: expected an integer or \"auto\""),
+        (json!({"w": 0}), "w must be an integer from 1 to 5000 (got '0')"),
+        (json!({"width": 100}), "unknown field `width`, expected one of format, w, h"),
+        (json!(["w", 100]), "invalid request body"),
+    ] {
+        let response = transform_url(&app, &app.key, id, body.clone()).await;
+        assert_eq!(response.status(), StatusCode::BAD_REQUEST, "{body}");
+        let error: Value = response.json().await.unwrap();
+        let message = error["message"].as_str().unwrap();
+        assert!(message.contains(says), "{body}: {message}");
+    }
+    // A null is no value, as the schema's `nullable` says.
+    let response = transform_url(&app, &app.key, id, json!({"w": 4, "h": null})).await;
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(body["url"], format!("{}/file/default/cat.png?w=4", app.base));
+    assert_eq!(body["transformations"], json!({"w": 4}));
 }
 
 #[tokio::test]

@@ -20,6 +20,6 @@ pub use presets::Presets;
 pub(crate) use query::query_pairs;
 pub use responses::ResponseCache;
 pub(crate) use rules::Rendition;
-pub(crate) use signing::SIGNATURE;
 pub use signing::{KeysError, UrlSigningKeys};
-pub(crate) use thumbnails::{enqueue as enqueue_thumbnail, thumbnail};
+pub(crate) use signing::{PRESET, SIGNATURE};
+pub(crate) use thumbnails::{PRESET as THUMBNAIL_PRESET, enqueue as enqueue_thumbnail, thumbnail};

@@ -16,7 +16,7 @@ use poem::{
 use shutterbox_jobs::Job;
 use shutterbox_metadata::FileRecord;
 use shutterbox_model::{FileId, MediaFormat};
-use shutterbox_pipeline::{OutputFormat, PlaceholderKind, Target, Transform, placeholder_png};
+use shutterbox_pipeline::{Fit, OutputFormat, PlaceholderKind, Quality, Target, Transform, placeholder_png};
 use shutterbox_variants::{Keep, VariantSpec};
 
 use super::{
@@ -25,13 +25,20 @@ use super::{
 };
 use crate::{error::ApiError, state::AppState, throttle::AddressBudget};
 
-/// The preset, as a delivery query.
-pub const PRESET_QUERY: &str = "w=256&h=256&fit=cover&q=80&anim=false";
+/// The preset: a 256-pixel square covered by the picture, quality 80, an animation's first frame.
+pub const PRESET: Transform = Transform {
+    width: Some(256),
+    height: Some(256),
+    fit: Fit::Cover,
+    quality: Quality::Value(80),
+    quality_given: true,
+    still: true,
+    ..Transform::NONE
+};
 const PRESET_FORMAT: OutputFormat = OutputFormat::Webp;
 
-fn preset() -> Result<VariantSpec, ApiError> {
-    let transform = Transform::from_query(PRESET_QUERY).map_err(ApiError::internal)?;
-    Ok(VariantSpec::new(transform, Target::Format(PRESET_FORMAT)))
+fn preset() -> VariantSpec {
+    VariantSpec::new(PRESET, Target::Format(PRESET_FORMAT))
 }
 
 /// Whether the file's thumbnail is rendered from its own pixels (else it is a placeholder).
@@ -45,11 +52,7 @@ pub async fn enqueue(state: &AppState, file: &FileRecord) {
     if !has_picture(file) {
         return;
     }
-    let spec = match preset() {
-        Ok(spec) => spec,
-        Err(e) => return tracing::error!(error = %e.message, "the thumbnail preset does not parse"),
-    };
-    if let Err(e) = Job::render_variant(&file.id, spec, None).enqueue(state.queue.as_ref()).await {
+    if let Err(e) = Job::render_variant(&file.id, preset(), None).enqueue(state.queue.as_ref()).await {
         tracing::warn!(error = %e, file = %file.id, "could not queue a thumbnail; it will be rendered on request");
     }
 }
@@ -65,7 +68,7 @@ pub async fn thumbnail(
     }
     let file = state.metadata.file_by_id(&id).await?.ok_or_else(|| ApiError::not_found("no file with this id"))?;
     let response = if has_picture(&file) {
-        let spec = preset()?;
+        let spec = preset();
         let etag = HeaderValue::try_from(spec.key(&file.id).etag()).map_err(ApiError::internal)?;
         // Before rendering: a client that has the thumbnail costs nothing.
         if etag_matches(req, etag.to_str().unwrap_or_default()) {

@@ -7,15 +7,16 @@
 use std::collections::BTreeMap;
 
 use poem_openapi::types::{Example, MaybeUndefined};
-use serde_json::json;
+use serde_json::{Value, json};
 use shutterbox_model::MediaFormat;
+use shutterbox_pipeline::{Crop, Format, Quality, Transform};
 
 use super::{
     file_object::{FileObject, Focus},
     files::{FileEnvelope, FileList, FilePatch, Message, Pagination},
     folders::{Folder, FolderList},
     key::{DeliveryRules, KeyInfo, Preset},
-    transform::{OriginalFile, TransformRequest, TransformUrl},
+    transform::{OriginalFile, TransformUrl},
     upload::{ConfirmRequest, ConfirmResponse, PendingUploadObject, PresignRequest},
     warm::{WarmBatchStatus, WarmItemFailure, WarmRequest},
 };
@@ -149,7 +150,10 @@ impl Example for FolderList {
 
 impl Example for Preset {
     fn example() -> Self {
-        Self { name: "thumb".into(), query: "w=200&h=200&fit=cover".into() }
+        Self {
+            name: "thumb".into(),
+            query: query(Transform { width: Some(200), height: Some(200), ..Transform::NONE }),
+        }
     }
 }
 
@@ -179,10 +183,20 @@ impl Example for Message {
     }
 }
 
-impl Example for TransformRequest {
-    fn example() -> Self {
-        Self { w: Some(400), format: Some("webp".into()), q: Some(json!("auto")), ..Self::default() }
-    }
+/// A delivery query, as the parameter table writes it.
+fn query(transform: Transform) -> String {
+    transform.to_query()
+}
+
+/// A 400-pixel-wide WebP at automatic quality: the transform-url example.
+fn webp_400() -> Transform {
+    let format = Some(Format::Named(MediaFormat::Webp));
+    Transform { format, width: Some(400), quality: Quality::Auto, quality_given: true, ..Transform::NONE }
+}
+
+/// A transform-url body (its schema is written from the parameter table, `TransformRequest`).
+pub fn transform_request_example() -> Value {
+    json!({ "w": 400, "q": "auto", "format": "webp" })
 }
 
 impl Example for OriginalFile {
@@ -194,7 +208,7 @@ impl Example for OriginalFile {
 impl Example for TransformUrl {
     fn example() -> Self {
         Self {
-            url: format!("{BASE}/file/default/pets/cat.webp?w=400&q=auto&format=webp"),
+            url: format!("{BASE}/file/default/pets/cat.webp?{}", query(webp_400())),
             original_file: OriginalFile::example(),
             transformations: json!({ "w": 400, "q": "auto", "format": "webp" }),
         }
@@ -203,7 +217,12 @@ impl Example for TransformUrl {
 
 impl Example for WarmRequest {
     fn example() -> Self {
-        Self { file_ids: Some(vec![FILE_ID.into()]), transformations: vec!["w=320".into(), "w=640&format=webp".into()] }
+        let webp = Some(Format::Named(MediaFormat::Webp));
+        let transformations = vec![
+            query(Transform { width: Some(320), ..Transform::NONE }),
+            query(Transform { width: Some(640), format: webp, ..Transform::NONE }),
+        ];
+        Self { file_ids: Some(vec![FILE_ID.into()]), transformations }
     }
 }
 
@@ -226,7 +245,11 @@ impl Example for WarmItemFailure {
     fn example() -> Self {
         Self {
             file_id: FILE_ID.into(),
-            transformation: "w=320&crop=2000,0,400,400".into(),
+            transformation: query(Transform {
+                width: Some(320),
+                crop: Some(Crop { x: 2000, y: 0, width: 400, height: 400 }),
+                ..Transform::NONE
+            }),
             reason: "the crop rectangle lies outside the 1200x800 image".into(),
         }
     }

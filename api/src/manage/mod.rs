@@ -16,6 +16,7 @@ mod upload;
 mod upload_request;
 mod warm;
 
+pub(crate) use examples::transform_request_example;
 pub(crate) use files::FilesApi;
 pub(crate) use folders::FoldersApi;
 pub(crate) use key::KeyApi;

@@ -4,119 +4,127 @@
 //! from the store. A `preset` names one of the operator's presets instead; when delivery URLs must be
 //! signed, the URL carries its `sig` (api/src/access.rs has the rules).
 
-use std::sync::Arc;
+use std::{borrow::Cow, sync::Arc};
 
 use poem::web::Data;
-use poem_openapi::{Object, OpenApi, param::Path, payload::Json};
-use serde::Deserialize;
-use serde_json::Value;
+use poem_openapi::{
+    Object, OpenApi,
+    param::Path,
+    payload::Json,
+    registry::{MetaSchema, MetaSchemaRef, Registry},
+    types::Type,
+};
+use serde::{Deserialize, Deserializer, de::Error as _};
+use serde_json::{Map, Value};
 use shutterbox_jobs::Job;
 use shutterbox_metadata::FileRecord;
 use shutterbox_model::{FileId, FileKind, Operation};
-use shutterbox_pipeline::{Format, Transform};
+use shutterbox_pipeline::{Format, PARAMS, ParamKind, Transform};
 
 use super::file_object::encode_path;
 use crate::{
     auth::Caller,
-    delivery::{Rendition, SIGNATURE},
+    delivery::{PRESET, Rendition, SIGNATURE},
     error::ApiError,
     http::{body::JsonBody, table::ApiTags},
     state::AppState,
 };
 
-/// Transformations, with the names, types and ranges of the delivery query parameters. All optional.
-#[derive(Debug, Default, Object, Deserialize)]
-#[oai(example, skip_serializing_if_is_none)]
-#[serde(deny_unknown_fields)]
+/// The transform-url body: any of the delivery parameters under their names, each a JSON value of its
+/// kind's type (`PARAMS`), or `preset` alone. Its schema is made from the same rows (api/src/openapi.rs).
+#[derive(Debug, Default)]
 pub struct TransformRequest {
-    /// Width in pixels.
-    #[oai(nullable, validator(minimum(value = "1"), maximum(value = "5000")))]
-    pub w: Option<u32>,
-    /// Height in pixels.
-    #[oai(nullable, validator(minimum(value = "1"), maximum(value = "5000")))]
-    pub h: Option<u32>,
-    /// `cover` (default), `contain`, `fill`, `inside` or `outside`.
-    #[oai(nullable)]
-    pub fit: Option<String>,
-    /// Quality 1–100, or `"auto"`.
-    pub q: Option<Value>,
-    /// Gaussian blur radius, 0.3–1000.
-    #[oai(nullable, validator(minimum(value = "0.3"), maximum(value = "1000")))]
-    pub blur: Option<f64>,
-    /// Sharpen.
-    #[oai(nullable)]
-    pub sharp: Option<bool>,
-    /// Convert to grayscale.
-    #[oai(nullable)]
-    pub gray: Option<bool>,
-    /// Rotation in degrees, −360 to 360.
-    #[oai(nullable, validator(minimum(value = "-360"), maximum(value = "360")))]
-    pub rot: Option<i32>,
-    /// `<width>_<hexcolor>`: a width of 1–1000 pixels, then the colour as `rgb`, `rrggbb` or `rrggbbaa`
-    /// (optionally after `#`), e.g. `10_ff0000`.
-    #[oai(
-        nullable,
-        validator(pattern = r"^\+?0*([1-9][0-9]{0,2}|1000)_#?([0-9a-fA-F]{3}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$")
-    )]
-    pub border: Option<String>,
-    /// `x,y,width,height` in source pixels: whole numbers, width and height above 0.
-    #[oai(
-        nullable,
-        validator(
-            pattern = r"^\s*\+?[0-9]{1,9}\s*,\s*\+?[0-9]{1,9}\s*,\s*\+?0*[1-9][0-9]{0,8}\s*,\s*\+?0*[1-9][0-9]{0,8}\s*$"
-        )
-    )]
-    pub crop: Option<String>,
-    /// `false`: the first frame of an animated source, as a still image (animations stay animated in GIF
-    /// and WebP otherwise).
-    #[oai(nullable)]
-    pub anim: Option<bool>,
-    /// Where a `cover` crop (both `w` and `h`) takes its window: `center` (default), `north`, `northeast`,
-    /// `east`, `southeast`, `south`, `southwest`, `west`, `northwest`; `attention` (the most interesting
-    /// part: edges, skin tones, saturation), `entropy` (the busiest part), `focus` (the file's focal
-    /// point, else `attention`); or `fp:X,Y`, a point with X and Y from 0 to 1 (0,0 the top left).
-    #[oai(
-        nullable,
-        validator(
-            pattern = r"^(center|centre|north|northeast|east|southeast|south|southwest|west|northwest|focus|attention|entropy|fp:\s*(0+(\.[0-9]*)?|0*\.[0-9]+|0*1(\.0*)?)\s*,\s*(0+(\.[0-9]*)?|0*\.[0-9]+|0*1(\.0*)?)\s*)$"
-        )
-    )]
-    pub gravity: Option<String>,
-    /// `jpeg`, `png`, `webp`, `avif`, `gif`, `tiff`, `bmp` or `auto`.
-    #[oai(nullable)]
-    pub format: Option<String>,
-    /// The name of one of the service's presets (`SHUTTERBOX_PRESETS`), alone: instead of the parameters
-    /// above.
-    #[oai(nullable)]
-    pub preset: Option<String>,
+    /// The values given, in the table's order, `preset` last; `null` is no value.
+    given: Vec<(&'static str, Value)>,
+}
+
+/// What JSON value a parameter of `kind` takes (`None`: `preset`); the parser judges its text after.
+fn takes(kind: Option<ParamKind>, value: &Value) -> bool {
+    let integer = value.is_i64() || value.is_u64();
+    match kind {
+        Some(ParamKind::Integer { .. }) => integer,
+        Some(ParamKind::Number { .. }) => value.is_number(),
+        Some(ParamKind::Boolean) => value.is_boolean(),
+        Some(ParamKind::Quality) => integer || value.is_string(),
+        Some(ParamKind::OneOf { .. } | ParamKind::Border | ParamKind::Crop | ParamKind::Gravity) | None => {
+            value.is_string()
+        }
+    }
+}
+
+fn json_type(kind: Option<ParamKind>) -> &'static str {
+    match kind {
+        Some(ParamKind::Integer { .. }) => "an integer",
+        Some(ParamKind::Number { .. }) => "a number",
+        Some(ParamKind::Boolean) => "true or false",
+        Some(ParamKind::Quality) => "an integer or \"auto\"",
+        Some(ParamKind::OneOf { .. } | ParamKind::Border | ParamKind::Crop | ParamKind::Gravity) | None => "a string",
+    }
+}
+
+impl<'de> Deserialize<'de> for TransformRequest {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let mut body = Map::<String, Value>::deserialize(deserializer)?;
+        let fields = || PARAMS.iter().map(|spec| (spec.name, Some(spec.kind))).chain([(PRESET, None)]);
+        if let Some(unknown) = body.keys().find(|name| !fields().any(|(field, _)| field == name.as_str())) {
+            let known: Vec<&str> = fields().map(|(field, _)| field).collect();
+            let unknown: String = unknown.chars().take(64).collect();
+            return Err(D::Error::custom(format!("unknown field `{unknown}`, expected one of {}", known.join(", "))));
+        }
+        let mut given = Vec::new();
+        for (name, kind) in fields() {
+            let Some(value) = body.remove(name).filter(|value| !value.is_null()) else { continue };
+            if !takes(kind, &value) {
+                // Capped: the value is the caller's.
+                let got: String = value.to_string().chars().take(64).collect();
+                return Err(D::Error::custom(format!("{name}: expected {}, got {got}", json_type(kind))));
+            }
+            given.push((name, value));
+        }
+        Ok(Self { given })
+    }
+}
+
+impl Type for TransformRequest {
+    const IS_REQUIRED: bool = true;
+    type RawValueType = Self;
+    type RawElementValueType = Self;
+
+    fn name() -> Cow<'static, str> {
+        "TransformRequest".into()
+    }
+
+    fn schema_ref() -> MetaSchemaRef {
+        MetaSchemaRef::Reference(Self::name().into_owned())
+    }
+
+    /// An object; its properties are written from the parameter table where the document is completed.
+    fn register(registry: &mut Registry) {
+        registry.create_schema::<Self, _>(Self::name().into_owned(), |_| MetaSchema::new("object"));
+    }
+
+    fn as_raw_value(&self) -> Option<&Self> {
+        Some(self)
+    }
+
+    fn raw_element_iter<'a>(&'a self) -> Box<dyn Iterator<Item = &'a Self> + 'a> {
+        Box::new(std::iter::once(self))
+    }
 }
 
 impl TransformRequest {
-    /// The requested parameters as query pairs, in a fixed order, values as delivery expects them.
-    fn pairs(&self) -> Result<Vec<(&'static str, String)>, ApiError> {
-        let q = match &self.q {
-            None => None,
-            Some(Value::String(s)) => Some(s.clone()),
-            Some(Value::Number(n)) => Some(n.to_string()),
-            Some(_) => return Err(ApiError::bad_request("q must be an integer from 1 to 100, or \"auto\"")),
+    /// The requested parameters as query pairs, in the table's order, values as delivery reads them.
+    fn pairs(&self) -> Vec<(String, String)> {
+        let text = |value: &Value| match value {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
         };
-        let fields = [
-            ("w", self.w.map(|v| v.to_string())),
-            ("h", self.h.map(|v| v.to_string())),
-            ("fit", self.fit.clone()),
-            ("q", q),
-            ("blur", self.blur.map(|v| v.to_string())),
-            ("sharp", self.sharp.map(|v| v.to_string())),
-            ("gray", self.gray.map(|v| v.to_string())),
-            ("rot", self.rot.map(|v| v.to_string())),
-            ("border", self.border.clone()),
-            ("crop", self.crop.clone()),
-            ("anim", self.anim.map(|v| v.to_string())),
-            ("gravity", self.gravity.clone()),
-            ("format", self.format.clone()),
-            ("preset", self.preset.clone()),
-        ];
-        Ok(fields.into_iter().filter_map(|(name, value)| Some((name, value?))).collect())
+        self.given.iter().map(|(name, value)| ((*name).to_owned(), text(value))).collect()
+    }
+
+    /// The request's values under their names, as given.
+    fn echo(self) -> Value {
+        Value::Object(self.given.into_iter().map(|(name, value)| (name.to_owned(), value)).collect())
     }
 }
 
@@ -169,8 +177,7 @@ impl TransformApi {
     ) -> Result<Json<TransformUrl>, ApiError> {
         caller.require(Operation::TransformUrl)?;
         let request = body.read().await?;
-        let pairs: Vec<(String, String)> =
-            request.pairs()?.into_iter().map(|(name, value)| (name.to_owned(), value)).collect();
+        let pairs = request.pairs();
         let access = &state.settings.access;
         let (transform, preset) = access.transformation(&pairs)?;
         let file = state
@@ -203,25 +210,6 @@ impl TransformApi {
             url.push('?');
             url.push_str(&query);
         }
-        let transformations: serde_json::Map<String, Value> = [
-            ("w", request.w.map(Value::from)),
-            ("h", request.h.map(Value::from)),
-            ("fit", request.fit.map(Value::from)),
-            ("q", request.q),
-            ("blur", request.blur.map(Value::from)),
-            ("sharp", request.sharp.map(Value::from)),
-            ("gray", request.gray.map(Value::from)),
-            ("rot", request.rot.map(Value::from)),
-            ("border", request.border.map(Value::from)),
-            ("crop", request.crop.map(Value::from)),
-            ("anim", request.anim.map(Value::from)),
-            ("gravity", request.gravity.map(Value::from)),
-            ("format", request.format.map(Value::from)),
-            ("preset", request.preset.map(Value::from)),
-        ]
-        .into_iter()
-        .filter_map(|(name, value)| Some((name.to_owned(), value?)))
-        .collect();
         enqueue_variant(&state, &file, &transform).await;
         Ok(Json(TransformUrl {
             url,
@@ -230,7 +218,7 @@ impl TransformApi {
                 filename: file.name,
                 mimetype: file.raw_type.to_string(),
             },
-            transformations: Value::Object(transformations),
+            transformations: request.echo(),
         }))
     }
 }
