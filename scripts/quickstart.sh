@@ -60,7 +60,7 @@ printf '%s\n' "$commands"
 ) | tee "$out/output.txt"
 
 url=$(tail -1 "$out/output.txt" | jq -r .url)
-[[ $url == "$server_url/v1/file/default/cat.webp?w=400&format=webp" ]] || {
+[[ $url == "$server_url/v1/file/default/cat.webp?format=webp&w=400" ]] || {
   echo "quickstart: the last command printed no transform URL of cat.webp: $(tail -1 "$out/output.txt")" >&2
   exit 1
 }
