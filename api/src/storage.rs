@@ -8,24 +8,25 @@ use std::sync::Arc;
 use futures_util::{StreamExt, TryStreamExt};
 use poem::{
     Body, Request, Response, handler,
-    http::{Method, StatusCode, header},
+    http::{StatusCode, header},
     web::Data,
 };
 use shutterbox_model::PendingId;
 use shutterbox_storage::{PresignedQuery, UploadRejection};
 
-use crate::{error::ApiError, http::server::body_stalled, state::AppState};
+use crate::{
+    error::ApiError,
+    http::{server::body_stalled, table::Route},
+    state::AppState,
+};
 
 #[handler]
 pub async fn put(req: &Request, body: Body, state: Data<&Arc<AppState>>) -> Result<Response, ApiError> {
-    if req.method() != Method::PUT {
-        return Err(ApiError::new(StatusCode::METHOD_NOT_ALLOWED, "upload URLs accept PUT only"));
-    }
     let receiver = state
         .store
         .upload_receiver()
         .ok_or_else(|| ApiError::not_found("this server does not receive uploads; use the uploadUrl from presign"))?;
-    let key = req.uri().path().strip_prefix("/storage/").unwrap_or_default();
+    let key = req.uri().path().strip_prefix(Route::StorageUpload.prefix()).unwrap_or_default();
     let query = PresignedQuery::parse(req.uri().query().unwrap_or(""));
     receiver.verify(key, &query).map_err(rejection_error)?;
     // A URL stays valid after its upload is confirmed; writing again would only leave an orphan behind.

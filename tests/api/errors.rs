@@ -58,10 +58,24 @@ async fn a_405_names_the_allowed_methods() {
         ("GET", "/v1/upload/presign", "POST"),
         ("DELETE", "/v1/file/default/cat.png", "GET, HEAD"),
         ("GET", "/storage/pending/x", "PUT"),
+        ("POST", "/v1/raw/default/cat.png", "GET, HEAD"),
+        ("DELETE", "/v1/files/0190/thumbnail", "GET, HEAD"),
+        ("POST", "/healthz", "GET, HEAD"),
+        ("PUT", "/metrics", "GET, HEAD"),
+        ("POST", "/v1/openapi.json", "GET, HEAD"),
+        ("DELETE", "/console/", "GET, HEAD"),
+        ("GET", "/v1/uploads/tus", "OPTIONS, POST"),
     ] {
         let method = reqwest::Method::from_bytes(method.as_bytes()).unwrap();
         let response = app.client.request(method.clone(), format!("{}{path}", app.root)).send().await.unwrap();
         assert_eq!(response.status(), StatusCode::METHOD_NOT_ALLOWED, "{method} {path}");
         assert_eq!(response.headers()["allow"], allow, "{method} {path}");
+        let error: serde_json::Value = response.json().await.unwrap();
+        assert_eq!(error["status"], 405, "{method} {path}");
+    }
+    // HEAD is answered wherever GET is.
+    for path in ["/healthz", "/v1/openapi.json", "/console/"] {
+        let head = app.client.head(format!("{}{path}", app.root)).send().await.unwrap();
+        assert_eq!(head.status(), StatusCode::OK, "HEAD {path}");
     }
 }

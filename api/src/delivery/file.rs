@@ -49,7 +49,7 @@ pub async fn answer_kept<E: Endpoint>(
 ) -> poem::Result<Response> {
     let started = Instant::now();
     if matches!(*request.method(), Method::GET | Method::HEAD)
-        && request.uri().path().starts_with("/v1/file/")
+        && request.uri().path().starts_with(Route::DeliverFile.prefix())
         && let Some(hit) = state.responses.get(request.uri().path_and_query().map_or("", |target| target.as_str()))
         && !access_logged()
     {
@@ -69,9 +69,6 @@ const SERVER_TIMING: &str = "server-timing";
 /// `GET|HEAD /v1/file/<path>`.
 #[handler]
 pub async fn deliver_file(req: &Request, state: Data<&Arc<AppState>>) -> Result<Response, ApiError> {
-    if req.method() != Method::GET && req.method() != Method::HEAD {
-        return Err(method_not_allowed());
-    }
     // The exact request target answered before: its bytes and headers, with no parsing or lookups.
     // As sent: `uri()` has lost the prefix of the route this one is nested in.
     let request_target = req.original_uri().path_and_query().map_or("", |target| target.as_str());
@@ -79,7 +76,7 @@ pub async fn deliver_file(req: &Request, state: Data<&Arc<AppState>>) -> Result<
         return Ok(variant_response(req, &state, &hit));
     }
     let generation = state.responses.generation();
-    let path = request_path(req, "/v1/file/")?;
+    let path = request_path(req, Route::DeliverFile)?;
     let query = state.settings.access.read(&path, req.uri().query().unwrap_or(""), now_secs())?;
     let transform = query.transform;
     let located = state.paths.locate(state.metadata.as_ref(), &path).await?.ok_or_else(not_found)?;
@@ -157,10 +154,7 @@ fn not_found() -> ApiError {
 /// `GET|HEAD /v1/raw/<path>`.
 #[handler]
 pub async fn deliver_raw(req: &Request, state: Data<&Arc<AppState>>) -> Result<Response, ApiError> {
-    if req.method() != Method::GET && req.method() != Method::HEAD {
-        return Err(method_not_allowed());
-    }
-    let path = request_path(req, "/v1/raw/")?;
+    let path = request_path(req, Route::DeliverRaw)?;
     let located = state.paths.locate(state.metadata.as_ref(), &path).await?.ok_or_else(not_found)?;
     // Raw URLs name stored paths exactly; the stem match is `/v1/file/`'s alone.
     if located.extension_format.is_some() {
@@ -193,14 +187,10 @@ pub async fn deliver_raw(req: &Request, state: Data<&Arc<AppState>>) -> Result<R
 const RAW_REDIRECT_VALIDITY: std::time::Duration = std::time::Duration::from_secs(3600);
 
 /// The stored path a request names, decoded.
-fn request_path(req: &Request, prefix: &str) -> Result<String, ApiError> {
+fn request_path(req: &Request, route: Route) -> Result<String, ApiError> {
     let not_found = || ApiError::not_found("no file at this path");
-    let raw_path = req.original_uri().path().strip_prefix(prefix).ok_or_else(not_found)?;
+    let raw_path = req.original_uri().path().strip_prefix(route.prefix()).ok_or_else(not_found)?;
     decode_path(raw_path).ok_or_else(not_found)
-}
-
-pub(crate) fn method_not_allowed() -> ApiError {
-    ApiError::new(StatusCode::METHOD_NOT_ALLOWED, "only GET and HEAD are allowed here")
 }
 
 /// Files are immutable once confirmed, so the id is a strong validator of their bytes.

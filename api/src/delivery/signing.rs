@@ -20,6 +20,8 @@ use sha2::Sha256;
 use shutterbox_pipeline::params::param;
 use subtle::ConstantTimeEq;
 
+use crate::http::table::Route;
+
 type HmacSha256 = Hmac<Sha256>;
 
 /// Shortest key accepted: 32 characters, e.g. `openssl rand -hex 32` (64).
@@ -126,10 +128,10 @@ impl UrlSigningKeys {
     /// A delivery URL (`<anything>/v1/file/<path>?<query>`) with its `sig`, and `exp` = `expires` if
     /// given; a `sig` or `exp` it already carries is replaced. Other parameters keep their spelling.
     pub fn sign_url(&self, url: &str, expires: Option<u64>) -> Result<String, SignUrlError> {
-        const PREFIX: &str = "/v1/file/";
+        let prefix = Route::DeliverFile.prefix();
         let (base, query) = url.split_once('?').unwrap_or((url, ""));
-        let at = base.find(PREFIX).ok_or_else(|| SignUrlError::NotDelivery(url.to_owned()))?;
-        let path = super::query::decode_path(&base[at + PREFIX.len()..])
+        let at = base.find(prefix).ok_or_else(|| SignUrlError::NotDelivery(url.to_owned()))?;
+        let path = super::query::decode_path(&base[at + prefix.len()..])
             .filter(|path| !path.is_empty())
             .ok_or_else(|| SignUrlError::BadPath(url.to_owned()))?;
         let kept: Vec<&str> = query

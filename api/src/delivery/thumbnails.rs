@@ -10,7 +10,7 @@ use std::sync::Arc;
 use bytes::Bytes;
 use poem::{
     Request, Response, handler,
-    http::{HeaderValue, Method, StatusCode},
+    http::{HeaderValue, StatusCode},
     web::{Data, Path},
 };
 use shutterbox_jobs::Job;
@@ -20,7 +20,7 @@ use shutterbox_pipeline::{Fit, OutputFormat, PlaceholderKind, Quality, Target, T
 use shutterbox_variants::{Keep, VariantSpec};
 
 use super::{
-    file::{etag_matches, method_not_allowed, not_modified, variant_response},
+    file::{etag_matches, not_modified, variant_response},
     responses::CachedResponse,
 };
 use crate::{error::ApiError, state::AppState, throttle::AddressBudget};
@@ -63,9 +63,6 @@ pub async fn thumbnail(
     state: Data<&Arc<AppState>>,
     Path(id): Path<FileId>,
 ) -> Result<Response, ApiError> {
-    if req.method() != Method::GET && req.method() != Method::HEAD {
-        return Err(method_not_allowed());
-    }
     let file = state.metadata.file_by_id(&id).await?.ok_or_else(|| ApiError::not_found("no file with this id"))?;
     let response = if has_picture(&file) {
         let spec = preset();

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use poem::{
     Endpoint, EndpointExt, IntoEndpoint, IntoResponse, Response, Route as Router,
     endpoint::{BoxEndpoint, make_sync},
-    http::Method,
+    http::{Method, StatusCode},
     middleware::Cors,
     web::Html,
 };
@@ -18,7 +18,7 @@ use super::{
     table::{API_PREFIX, ROUTES, Route},
     telemetry::observe,
 };
-use crate::{console, delivery, health, manage::resumable, openapi, state::AppState, storage};
+use crate::{console, delivery, error::ApiError, health, manage::resumable, openapi, state::AppState, storage};
 
 /// The route's handler (each reads the service's state from the request's data).
 fn endpoint(route: Route) -> BoxEndpoint<'static> {
@@ -59,6 +59,26 @@ fn named(endpoint: BoxEndpoint<'static>, operation_id: &'static str) -> BoxEndpo
         .boxed()
 }
 
+/// Refuses a method the route's row does not name with a 405 (the envelope adds the row's `Allow`), so no
+/// handler checks its own. The resumable-upload routes are left to dispatch by method themselves: a tus
+/// client may send its method as `X-HTTP-Method-Override` on a POST, and every tus answer, a refusal
+/// included, carries `Tus-Resumable`.
+fn only_its_methods(endpoint: BoxEndpoint<'static>, methods: &'static [&'static str]) -> BoxEndpoint<'static> {
+    endpoint
+        .before(move |request| async move {
+            if methods.contains(&request.method().as_str()) {
+                return Ok(request);
+            }
+            let allowed = match methods.split_last() {
+                Some((only, [])) => format!("only {only} is allowed here"),
+                Some((last, rest)) => format!("only {} and {last} are allowed here", rest.join(", ")),
+                None => "no method is allowed here".to_owned(),
+            };
+            Err(ApiError::new(StatusCode::METHOD_NOT_ALLOWED, allowed).into())
+        })
+        .boxed()
+}
+
 /// The resumable-upload endpoints answer browsers of the configured origins (poem's `Cors`, which answers
 /// their preflights and lets them read the TUS headers); with none configured, no CORS header is sent.
 fn resumable_cors(endpoint: BoxEndpoint<'static>, origins: &[String]) -> BoxEndpoint<'static> {
@@ -86,6 +106,8 @@ pub fn router(state: Arc<AppState>) -> impl Endpoint {
             let mut endpoint = endpoint(spec.route);
             if matches!(spec.route, Route::ResumableUploads | Route::ResumableUpload) {
                 endpoint = resumable_cors(endpoint, &state.settings.cors_origins);
+            } else {
+                endpoint = only_its_methods(endpoint, spec.methods);
             }
             let endpoint = named(endpoint, spec.operation_id);
             match path.strip_prefix(API_PREFIX) {
@@ -122,7 +144,7 @@ mod tests {
         assert_eq!(table.allowed("/v1/file/default/a/b/cat.png"), Some("GET, HEAD"));
         assert_eq!(table.allowed("/v1/files/abc/thumbnail"), Some("GET, HEAD"));
         assert_eq!(table.allowed("/storage/pending/x"), Some("PUT"));
-        assert_eq!(table.allowed("/healthz"), Some("GET"));
+        assert_eq!(table.allowed("/healthz"), Some("GET, HEAD"));
         assert_eq!(table.allowed("/v1/nothing/here"), None);
         assert_eq!(table.allowed("/v1/files/abc/thumbnail/more"), None);
     }

@@ -38,7 +38,8 @@ pub struct RouteSpec {
     pub route: Route,
     /// Where the router mounts it (poem's syntax: `:name` one segment, `*name` the rest).
     pub paths: &'static [&'static str],
-    /// The methods it answers (its `Allow` header).
+    /// The methods it answers (its `Allow` header); the router refuses any other with a 405, but for the
+    /// resumable-upload routes, which read a tus client's `X-HTTP-Method-Override` themselves.
     pub methods: &'static [&'static str],
     /// Its name: the OpenAPI operation id for the documented ones, and every route's metric label.
     pub operation_id: &'static str,
@@ -46,6 +47,7 @@ pub struct RouteSpec {
     pub documented: bool,
 }
 
+// Where GET is answered, so is HEAD (RFC 9110 §9.3.2): the same answer without its body.
 const GET_HEAD: &[&str] = &["GET", "HEAD"];
 
 /// Every route outside the OpenAPI service, in the order of `Route`'s variants.
@@ -95,35 +97,35 @@ pub const ROUTES: &[RouteSpec] = &[
     RouteSpec {
         route: Route::OpenapiDocument,
         paths: &["/v1/openapi.json"],
-        methods: &["GET"],
+        methods: GET_HEAD,
         operation_id: "openapiDocument",
         documented: false,
     },
     RouteSpec {
         route: Route::Docs,
         paths: &["/v1/docs", "/v1/docs/"],
-        methods: &["GET"],
+        methods: GET_HEAD,
         operation_id: "docs",
         documented: false,
     },
     RouteSpec {
         route: Route::Healthz,
         paths: &["/healthz"],
-        methods: &["GET"],
+        methods: GET_HEAD,
         operation_id: "healthz",
         documented: false,
     },
     RouteSpec {
         route: Route::Readyz,
         paths: &["/readyz"],
-        methods: &["GET"],
+        methods: GET_HEAD,
         operation_id: "readyz",
         documented: false,
     },
     RouteSpec {
         route: Route::Metrics,
         paths: &["/metrics"],
-        methods: &["GET"],
+        methods: GET_HEAD,
         operation_id: "metrics",
         documented: false,
     },
@@ -148,6 +150,26 @@ impl Route {
 
     pub fn operation_id(self) -> &'static str {
         self.spec().operation_id
+    }
+
+    /// Its first path up to its first parameter (`/v1/file/`): what a request's path starts with, and
+    /// what is left after it is the parameter.
+    pub fn prefix(self) -> &'static str {
+        let path = self.spec().paths.first().copied().unwrap_or_default();
+        let end = path.find([':', '*']).unwrap_or(path.len());
+        &path[..end]
+    }
+
+    /// Its public URL under `base_url` (`<public url>/v1`, for a route under `API_PREFIX`) with `values`
+    /// in its parameters' places, in order; each value as given (already percent-encoded where needed).
+    pub fn url(self, base_url: &str, values: &[&str]) -> String {
+        let path = self.spec().paths.first().copied().unwrap_or_default();
+        let path = path.strip_prefix(API_PREFIX).unwrap_or(path);
+        let mut values = values.iter();
+        let segments = path.split('/').map(|segment| {
+            if segment.starts_with([':', '*']) { values.next().copied().unwrap_or_default() } else { segment }
+        });
+        format!("{base_url}{}", segments.collect::<Vec<_>>().join("/"))
     }
 
     /// Its path in the OpenAPI document (`/file/{path}`), for the documented routes.
@@ -190,6 +212,19 @@ mod tests {
         ids.sort_unstable();
         ids.dedup();
         assert_eq!(ids.len(), ROUTES.len(), "operation ids are unique");
+    }
+
+    #[test]
+    fn urls_fill_the_rows_paths() {
+        assert_eq!(Route::DeliverFile.prefix(), "/v1/file/");
+        assert_eq!(Route::StorageUpload.prefix(), "/storage/");
+        assert_eq!(Route::Healthz.prefix(), "/healthz");
+        let base = "https://img.example.com/v1";
+        assert_eq!(
+            Route::DeliverFile.url(base, &["default/a%20b/cat.png"]),
+            format!("{base}/file/default/a%20b/cat.png")
+        );
+        assert_eq!(Route::GetThumbnail.url(base, &["0190"]), format!("{base}/files/0190/thumbnail"));
     }
 
     #[test]

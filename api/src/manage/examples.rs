@@ -20,11 +20,13 @@ use super::{
     upload::{ConfirmRequest, ConfirmResponse, PendingUploadObject, PresignRequest},
     warm::{WarmBatchStatus, WarmItemFailure, WarmRequest},
 };
-use crate::error::ErrorBody;
+use crate::{error::ErrorBody, http::table::Route};
 
 const FILE_ID: &str = "0193b8a2-5c4e-7d10-9a2b-6f1e4c3d2b1a";
 const PENDING_ID: &str = "0193b8a2-4f00-7c3e-8e11-2a9b7c6d5e4f";
 const BASE: &str = "https://img.example.com/v1";
+/// `cat.jpg` in folder `pets` of account `default`.
+const STORED_PATH: &str = "default/pets/cat.jpg";
 
 impl Example for PresignRequest {
     fn example() -> Self {
@@ -62,9 +64,9 @@ impl Example for FileObject {
         Self {
             id: FILE_ID.into(),
             name: "cat.jpg".into(),
-            secure_url: format!("{BASE}/file/default/pets/cat.jpg"),
-            secure_thumbnail_url: format!("{BASE}/files/{FILE_ID}/thumbnail"),
-            raw_url: format!("{BASE}/raw/default/pets/cat.jpg"),
+            secure_url: Route::DeliverFile.url(BASE, &[STORED_PATH]),
+            secure_thumbnail_url: Route::GetThumbnail.url(BASE, &[FILE_ID]),
+            raw_url: Route::DeliverRaw.url(BASE, &[STORED_PATH]),
             kind: "image".into(),
             raw_type: MediaFormat::Jpeg.mime().into(),
             size: "240 KB".into(),
@@ -208,7 +210,7 @@ impl Example for OriginalFile {
 impl Example for TransformUrl {
     fn example() -> Self {
         Self {
-            url: format!("{BASE}/file/default/pets/cat.webp?{}", query(webp_400())),
+            url: format!("{}?{}", Route::DeliverFile.url(BASE, &["default/pets/cat.webp"]), query(webp_400())),
             original_file: OriginalFile::example(),
             transformations: json!({ "w": 400, "q": "auto", "format": "webp" }),
         }

@@ -6,7 +6,7 @@ use poem_openapi::Object;
 use shutterbox_metadata::FileRecord;
 use shutterbox_model::{FocalPoint, human_size, iso_millis, time_ago};
 
-use crate::state::Settings;
+use crate::{http::table::Route, state::Settings};
 
 /// A stored file.
 #[derive(Debug, Clone, Object)]
@@ -105,8 +105,8 @@ impl FileObject {
     pub fn new(file: FileRecord, settings: &Settings, now_ms: i64) -> Self {
         let path = encode_path(&file.path.to_string());
         Self {
-            secure_url: format!("{}/file/{path}", settings.base_url),
-            secure_thumbnail_url: format!("{}/files/{}/thumbnail", settings.base_url, file.id),
+            secure_url: Route::DeliverFile.url(&settings.base_url, &[&path]),
+            secure_thumbnail_url: Route::GetThumbnail.url(&settings.base_url, &[file.id.as_str()]),
             raw_url: format!("{}/{path}", settings.raw_base_url),
             kind: file.kind.as_str().to_owned(),
             raw_type: file.raw_type.to_string(),

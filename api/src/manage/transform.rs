@@ -26,7 +26,10 @@ use crate::{
     auth::Caller,
     delivery::{PRESET, Rendition, SIGNATURE},
     error::ApiError,
-    http::{body::JsonBody, table::ApiTags},
+    http::{
+        body::JsonBody,
+        table::{ApiTags, Route},
+    },
     state::AppState,
 };
 
@@ -205,7 +208,7 @@ impl TransformApi {
             }
             query.finish()
         };
-        let mut url = format!("{}/file/{}", state.settings.base_url, encode_path(&path));
+        let mut url = Route::DeliverFile.url(&state.settings.base_url, &[&encode_path(&path)]);
         if !query.is_empty() {
             url.push('?');
             url.push_str(&query);

@@ -33,7 +33,7 @@ use super::{
     confirm::{Confirmed, confirm},
     upload_request::UploadRequest,
 };
-use crate::{auth, error::ApiError, state::AppState, throttle::AddressBucket};
+use crate::{auth, error::ApiError, http::table::Route, state::AppState, throttle::AddressBucket};
 
 /// Where uploads are created; an upload's URL is this followed by `/<pending upload id>`.
 pub const COLLECTION_PATH: &str = "/uploads/tus";
@@ -52,7 +52,7 @@ pub async fn collection(req: &Request, body: Body, state: Data<&Arc<AppState>>) 
                 protocol::check_version(req.headers())?;
                 create(req, body, &state).await
             }
-            _ => Err(method_not_allowed("POST, OPTIONS")),
+            _ => Err(method_not_allowed(Route::ResumableUploads)),
         }
     })
     .await
@@ -73,7 +73,7 @@ pub async fn resource(req: &Request, body: Body, state: Data<&Arc<AppState>>) ->
             Method::HEAD => head(&state, pending).await,
             Method::PATCH => patch(req, body, &state, pending).await,
             Method::DELETE => terminate(&state, pending).await,
-            _ => Err(method_not_allowed("HEAD, PATCH, DELETE, OPTIONS")),
+            _ => Err(method_not_allowed(Route::ResumableUpload)),
         }
     })
     .await
@@ -114,8 +114,11 @@ fn header_value(text: &str) -> poem::http::HeaderValue {
     poem::http::HeaderValue::from_str(text).unwrap_or(poem::http::HeaderValue::from_static(""))
 }
 
-fn method_not_allowed(allowed: &'static str) -> ApiError {
-    ApiError::new(StatusCode::METHOD_NOT_ALLOWED, format!("this tus resource accepts {allowed}"))
+fn method_not_allowed(route: Route) -> ApiError {
+    ApiError::new(
+        StatusCode::METHOD_NOT_ALLOWED,
+        format!("this tus resource accepts {}", route.spec().methods.join(", ")),
+    )
 }
 
 fn options(state: &AppState) -> Response {
