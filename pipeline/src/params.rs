@@ -420,11 +420,6 @@ impl ParamSpec {
             ParamKind::Gravity => format!("one of {}, or fp:X,Y with X and Y from 0 to 1", Gravity::names().join(", ")),
         }
     }
-
-    /// This parameter's value in `transform`'s query (`to_query`); `None` at its default.
-    pub fn value_in(&self, transform: &Transform) -> Option<String> {
-        (self.query)(transform)
-    }
 }
 
 fn invalid(spec: &ParamSpec, got: &str) -> ParamError {
@@ -611,7 +606,7 @@ impl Transform {
     /// A query string that parses back to this very transformation (`from_query(t.to_query()) == t`):
     /// only what differs from the defaults, in canonical order. Jobs carry a variant in this form.
     pub fn to_query(&self) -> String {
-        Self::joined(PARAMS.iter().filter_map(|spec| Some((spec.name, spec.value_in(self)?))))
+        Self::joined(PARAMS.iter().filter_map(|spec| Some((spec.name, (spec.query)(self)?))))
     }
 
     fn joined(pairs: impl Iterator<Item = (&'static str, String)>) -> String {

@@ -89,6 +89,31 @@ async fn transformations_are_validated_like_delivery() {
         let message = error["message"].as_str().unwrap();
         assert!(message.contains(says), "{body}: {message}");
     }
+    // Hostile bodies: a field name of 200,000 characters is echoed only in part; a nesting deeper than
+    // serde_json's recursion limit, and a body beyond the JSON limit, are refused before anything else.
+    let long = "x".repeat(200_000);
+    let response = transform_url(&app, &app.key, id, json!({ long.as_str(): 1 })).await;
+    assert_eq!(response.status(), StatusCode::BAD_REQUEST);
+    let message = response.json::<Value>().await.unwrap()["message"].as_str().unwrap().to_owned();
+    assert!(message.contains("unknown field `xxx") && message.len() < 400, "{} bytes", message.len());
+    let deep = format!("{{\"w\":{}1{}}}", "[".repeat(10_000), "]".repeat(10_000));
+    let response = app
+        .authed(Method::POST, &format!("/file/{id}/transform-url"), &app.key)
+        .header("content-type", "application/json")
+        .body(deep)
+        .send()
+        .await
+        .unwrap();
+    assert_error(response, StatusCode::BAD_REQUEST).await;
+    let huge = format!("{{\"crop\":\"{}\"}}", "1".repeat(2 << 20));
+    let response = app
+        .authed(Method::POST, &format!("/file/{id}/transform-url"), &app.key)
+        .header("content-type", "application/json")
+        .body(huge)
+        .send()
+        .await
+        .unwrap();
+    assert_error(response, StatusCode::PAYLOAD_TOO_LARGE).await;
     // A null is no value, as the schema's `nullable` says.
     let response = transform_url(&app, &app.key, id, json!({"w": 4, "h": null})).await;
     let body: Value = response.json().await.unwrap();

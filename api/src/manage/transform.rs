@@ -35,7 +35,7 @@ use crate::{
 
 /// The transform-url body: any of the delivery parameters under their names, each a JSON value of its
 /// kind's type (`PARAMS`), or `preset` alone. Its schema is made from the same rows (api/src/openapi.rs).
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct TransformRequest {
     /// The values given, in the table's order, `preset` last; `null` is no value.
     given: Vec<(&'static str, Value)>,
