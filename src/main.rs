@@ -18,7 +18,7 @@ use shutterbox::{
     worker_process::{WorkerConfig, WorkerProcess},
 };
 use shutterbox_api::keys;
-use shutterbox_model::{AccountName, Scope};
+use shutterbox_model::{AccountName, KeyId, Scope};
 
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
@@ -219,7 +219,7 @@ async fn keys_command(command: KeysCommand) -> Result<(), String> {
             Ok(())
         }
         KeysCommand::Revoke { id, backend } => {
-            let metadata = open_metadata(&backend).await.map_err(|e| e.to_string())?;
+            let (id, metadata) = (KeyId::new(id), open_metadata(&backend).await.map_err(|e| e.to_string())?);
             if keys::revoke(metadata.as_ref(), None, &id).await.map_err(|e| e.to_string())? {
                 println!("Revoked key {id}.");
                 Ok(())

@@ -2,11 +2,11 @@
 //! the listing and revoking that `shutterbox keys list|revoke` and `GET|DELETE /v1/keys` share.
 
 use shutterbox_metadata::{KeyInfo, MetadataError, MetadataStore, NewKey};
-use shutterbox_model::{AccountId, AccountName, ApiKeySecret, Scope, clock::now_ms};
+use shutterbox_model::{AccountId, AccountName, ApiKeySecret, KeyId, Scope, clock::now_ms};
 
 /// A key just created: shown once, then only its hash remains.
 pub struct MintedKey {
-    pub id: String,
+    pub id: KeyId,
     pub account: AccountName,
     pub scope: Scope,
     pub secret: ApiKeySecret,
@@ -51,7 +51,7 @@ pub fn state(key: &KeyInfo, now_ms: i64) -> &'static str {
 pub async fn revoke(
     metadata: &dyn MetadataStore,
     account: Option<&AccountId>,
-    id: &str,
+    id: &KeyId,
 ) -> Result<bool, MetadataError> {
     metadata.revoke_key(account, id, now_ms()).await
 }

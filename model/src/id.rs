@@ -87,6 +87,14 @@ minted_id!(
     /// A warming batch (`POST /v1/warm`).
     BatchId
 );
+minted_id!(
+    /// A folder of an account (`folders.id`, a File's `folderId`).
+    FolderId
+);
+minted_id!(
+    /// An API key (`api_keys.id`): what lists and revokes it, never its secret.
+    KeyId
+);
 text_id!(
     /// A pending upload (`pendingUploadId`).
     PendingId

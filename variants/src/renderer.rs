@@ -222,8 +222,8 @@ impl Renderer {
         let key: ObjectKey = key.object_key();
         // Every object to be written or removed noted first, so a crash anywhere after leaves nothing the
         // sweep cannot find: the new one before it is put, the evicted ones before their records go.
-        let settled: Vec<&str> =
-            std::iter::once(key.as_str()).chain(room.evictable.iter().map(|r| r.object_key.as_str())).collect();
+        let settled: Vec<&ObjectKey> =
+            std::iter::once(&key).chain(room.evictable.iter().map(|r| &r.object_key)).collect();
         self.metadata.begin_objects(&settled, now_ms).await?;
         if !room.evictable.is_empty() {
             let digests: Vec<&VariantDigest> = room.evictable.iter().map(|r| &r.digest).collect();
@@ -256,7 +256,7 @@ impl Renderer {
     /// Removes a stored variant: its record, then its object. Noted as an intent first, so a crash or a
     /// store that refuses the delete leaves the object to the sweep, never an object without a record.
     pub async fn evict(&self, record: &VariantRecord, reason: Eviction, now_ms: i64) -> Result<(), VariantError> {
-        let key = record.object_key.as_str();
+        let key = &record.object_key;
         self.metadata.begin_objects(&[key], now_ms).await?;
         let evicted = self.metadata.delete_variants(&record.file_id, &[&record.digest]).await?;
         self.store_stats.evicted(reason, evicted);

@@ -21,7 +21,7 @@ use std::{
 
 use shutterbox_metadata::{MetadataError, MetadataStore};
 use shutterbox_queue::JobStats;
-use shutterbox_storage::{ObjectKey, ObjectStore, StoreError};
+use shutterbox_storage::{ObjectStore, StoreError};
 use shutterbox_variants::{VariantError, Variants};
 use tokio::sync::watch;
 
@@ -114,10 +114,8 @@ impl Sweeper {
         loop {
             let stale = self.metadata.stale_objects(cutoff, BATCH).await?;
             for object_key in &stale {
-                if !self.metadata.object_in_use(object_key).await?
-                    && let Ok(key) = ObjectKey::parse(object_key)
-                {
-                    self.store.delete(&key).await?;
+                if !self.metadata.object_in_use(object_key).await? {
+                    self.store.delete(object_key).await?;
                     report.orphaned_objects += 1;
                     self.stats.swept_orphans.fetch_add(1, Ordering::Relaxed);
                 }

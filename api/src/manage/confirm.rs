@@ -117,7 +117,7 @@ pub async fn confirm(
     let file_key = ObjectKey::original(&file_id);
     // Noted before the copy: should this process die before the record exists, the sweep removes the
     // copy (worker/src/sweeper.rs). Racing attempts that lose leave theirs to the sweep as well.
-    state.metadata.begin_objects(&[file_key.as_str()], now_ms).await?;
+    state.metadata.begin_objects(&[&file_key], now_ms).await?;
     if let Err(e) = state.store.copy(&pending_key, &file_key).await {
         // The object vanishes when a racing confirm of this upload wins: answer with its file.
         if let Some(file_id) = confirmed_meanwhile(state, &pending.id).await? {
@@ -140,7 +140,7 @@ pub async fn confirm(
     };
     match state.metadata.confirm_pending(&pending.id, new_file).await {
         Ok(ConfirmOutcome::Created(file)) => {
-            if let Err(e) = state.metadata.end_objects(&[file.object_key.as_str()]).await {
+            if let Err(e) = state.metadata.end_objects(&[&file.object_key]).await {
                 // The sweep finds the record and only drops the note.
                 tracing::warn!(error = %e, "could not settle a confirmed upload's object note");
             }

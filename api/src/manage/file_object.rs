@@ -4,7 +4,7 @@
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use poem_openapi::Object;
 use shutterbox_metadata::FileRecord;
-use shutterbox_model::{FocalPoint, human_size, iso_millis, time_ago};
+use shutterbox_model::{FocalPoint, FolderId, human_size, iso_millis, time_ago};
 
 use crate::{http::table::Route, state::Settings};
 
@@ -114,7 +114,7 @@ impl FileObject {
             raw_size: file.size,
             updated: time_ago(now_ms, file.updated_at_ms),
             raw_updated: iso_millis(file.updated_at_ms),
-            folder_id: file.folder_id,
+            folder_id: file.folder_id.map(FolderId::into_string),
             focus: file.focus.map(Focus::from),
             width: file.facts.map(|f| f.width),
             height: file.facts.map(|f| f.height),

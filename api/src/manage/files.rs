@@ -10,7 +10,7 @@ use poem_openapi::{
     payload::Json,
 };
 use shutterbox_metadata::{FileListing, FileSort, FileSortKey, FolderScope};
-use shutterbox_model::{FileId, FileKind, FocalPoint, Operation, clock::now_ms};
+use shutterbox_model::{FileId, FileKind, FocalPoint, FolderId, Operation, clock::now_ms};
 
 use super::{
     delete::delete,
@@ -165,7 +165,9 @@ impl FilesApi {
         let listing = FileListing {
             name_contains: name.0,
             kind: kind.0.map(FileKind::from),
-            folder: folder_id.0.map(|id| if id == ROOT_FOLDER { FolderScope::Root } else { FolderScope::Folder(id) }),
+            folder: folder_id
+                .0
+                .map(|id| if id == ROOT_FOLDER { FolderScope::Root } else { FolderScope::Folder(FolderId::new(id)) }),
             sort: sort.0.map(FileSort::from).unwrap_or_default(),
         };
         let (records, total_count) =

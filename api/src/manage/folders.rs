@@ -7,7 +7,7 @@ use std::sync::Arc;
 use poem::web::Data;
 use poem_openapi::{Object, OpenApi, param::Query, payload::Json};
 use shutterbox_metadata::FolderRecord;
-use shutterbox_model::Operation;
+use shutterbox_model::{FolderId, Operation};
 
 use super::files::{Pagination, ROOT_FOLDER};
 use crate::{auth::Caller, error::ApiError, http::table::ApiTags, state::AppState};
@@ -35,10 +35,10 @@ impl From<FolderRecord> for Folder {
     fn from(record: FolderRecord) -> Self {
         let name = record.path.rsplit('/').next().unwrap_or_default().to_owned();
         Self {
-            id: record.id,
+            id: record.id.into_string(),
             name,
             path: record.path,
-            parent_id: record.parent_id,
+            parent_id: record.parent_id.map(FolderId::into_string),
             file_count: record.file_count,
             folder_count: record.folder_count,
         }
@@ -81,7 +81,7 @@ impl FoldersApi {
         caller.require(Operation::List)?;
         let page = page.0.unwrap_or(1);
         let page_size = page_size.0.unwrap_or(100);
-        let parent = parent_id.0.filter(|id| id != ROOT_FOLDER);
+        let parent = parent_id.0.filter(|id| id != ROOT_FOLDER).map(FolderId::new);
         let parents = match &parent {
             Some(id) => state
                 .metadata
@@ -90,10 +90,8 @@ impl FoldersApi {
                 .ok_or_else(|| ApiError::not_found("no folder with this id"))?,
             None => Vec::new(),
         };
-        let (folders, total_count) = state
-            .metadata
-            .list_folders(&caller.account_id, parent.as_deref(), (page - 1) * page_size, page_size)
-            .await?;
+        let (folders, total_count) =
+            state.metadata.list_folders(&caller.account_id, parent.as_ref(), (page - 1) * page_size, page_size).await?;
         Ok(Json(FolderList {
             folders: folders.into_iter().map(Folder::from).collect(),
             parents: parents.into_iter().map(Folder::from).collect(),

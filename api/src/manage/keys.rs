@@ -8,7 +8,7 @@ use std::sync::Arc;
 use poem::web::Data;
 use poem_openapi::{ApiResponse, Object, OpenApi, param::Path, payload::Json};
 use serde::Deserialize;
-use shutterbox_model::{AccountName, Operation, Scope, clock::now_ms, display::iso_millis};
+use shutterbox_model::{AccountName, KeyId, Operation, Scope, clock::now_ms, display::iso_millis};
 
 use crate::{
     auth::Caller,
@@ -83,7 +83,7 @@ pub enum KeyRevoked {
 
 fn info(key: &shutterbox_metadata::KeyInfo, now: i64) -> ApiKeyInfo {
     ApiKeyInfo {
-        id: key.id.clone(),
+        id: key.id.to_string(),
         prefix: key.prefix.clone(),
         scope: key.scope.as_str().to_owned(),
         created_at: iso_millis(key.created_at_ms),
@@ -158,7 +158,7 @@ impl KeysApi {
         key_id: Path<String>,
     ) -> Result<KeyRevoked, ApiError> {
         caller.require(Operation::ManageKeys)?;
-        if keys::revoke(state.metadata.as_ref(), Some(&caller.account_id), &key_id.0).await? {
+        if keys::revoke(state.metadata.as_ref(), Some(&caller.account_id), &KeyId::new(key_id.0)).await? {
             Ok(KeyRevoked::Revoked)
         } else {
             Err(ApiError::not_found("no key with this id to revoke in this account"))

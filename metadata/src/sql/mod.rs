@@ -1,6 +1,7 @@
 //! `MetadataStore` over sqlx's Any driver: one SQL dialect that SQLite and PostgreSQL both accept
-//! (`$n` placeholders, `ON CONFLICT … DO NOTHING`, TEXT ids, BIGINT millisecond times). The trait's
-//! implementation below is the index: each aggregate's SQL is in its own module.
+//! (`$n` placeholders, `ON CONFLICT … DO NOTHING`, TEXT ids, BIGINT millisecond times). Each aggregate's
+//! trait is implemented in its own module; this one holds the connection, the migrations and the readers
+//! of rows more than one aggregate returns.
 
 mod accounts;
 mod files;
@@ -8,15 +9,15 @@ mod intents;
 pub(crate) mod transfer;
 mod uploads;
 mod variants;
-mod warm;
+mod warming;
 
 use std::{borrow::Cow, path::Path, time::Duration};
 
 use async_trait::async_trait;
 use rand::Rng;
 use shutterbox_model::{
-    AccountId, AccountName, BatchId, FileId, FileKind, FocalPoint, ImageFacts, KeyHash, MediaType, ObjectKey,
-    PendingId, PixelSummary, Rgb, StoredPath, VariantDigest,
+    AccountId, FileId, FileKind, FocalPoint, FolderId, ImageFacts, MediaType, ObjectKey, PendingId, PixelSummary, Rgb,
+    StoredPath, VariantDigest,
 };
 use sqlx::{
     AnyPool, Row,
@@ -24,11 +25,7 @@ use sqlx::{
     migrate::{Migration, MigrationType, Migrator},
 };
 
-use crate::{
-    Account, ConfirmOutcome, DeletedFile, FileListing, FileRecord, FolderRecord, KeyInfo, KeyRecord, MetadataError,
-    MetadataStore, NewFile, NewKey, PendingUpload, PieceRecord, Result, Resumable, VariantRecord, VariantRoom,
-    WarmBatch, WarmFailure, WarmItemState, WarmProgress,
-};
+use crate::{FileRecord, MetadataError, MetadataStore, PendingUpload, Result, Resumable, VariantRecord};
 
 /// Migrations are compiled in, so the binary needs no files beside it.
 const MIGRATIONS: &[(i64, &str, &str)] = &[
@@ -135,7 +132,7 @@ fn file_of(row: &AnyRow) -> Result<FileRecord> {
     Ok(FileRecord {
         id: FileId::new(text(row, "id")?),
         account_id: AccountId::new(text(row, "account_id")?),
-        folder_id: row.try_get("folder_id")?,
+        folder_id: row.try_get::<Option<String>, _>("folder_id")?.map(FolderId::new),
         path: {
             let path = text(row, "path")?;
             StoredPath::from_stored(&path).ok_or_else(|| MetadataError::Corrupt(format!("malformed path {path:?}")))?
@@ -278,232 +275,5 @@ impl MetadataStore for SqlMetadata {
     async fn ping(&self) -> Result<()> {
         sqlx::query("SELECT 1").execute(&self.pool).await?;
         Ok(())
-    }
-
-    async fn account_count(&self) -> Result<u64> {
-        accounts::account_count(self).await
-    }
-
-    async fn ensure_account(&self, name: &AccountName, now_ms: i64) -> Result<Account> {
-        accounts::ensure_account(self, name, now_ms).await
-    }
-
-    async fn account(&self, id: &AccountId) -> Result<Option<Account>> {
-        if !findable(id.as_str()) {
-            return Ok(None);
-        }
-        accounts::account(self, id.as_str()).await
-    }
-
-    async fn create_key(&self, account: &Account, key: &NewKey<'_>, now_ms: i64) -> Result<String> {
-        accounts::create_key(self, account, key, now_ms).await
-    }
-
-    async fn find_key(&self, hash: &KeyHash, now_ms: i64) -> Result<Option<KeyRecord>> {
-        accounts::find_key(self, hash, now_ms).await
-    }
-
-    async fn list_keys(&self, account_id: Option<&AccountId>) -> Result<Vec<KeyInfo>> {
-        accounts::list_keys(self, account_id.map(AccountId::as_str)).await
-    }
-
-    async fn revoke_key(&self, account_id: Option<&AccountId>, key_id: &str, now_ms: i64) -> Result<bool> {
-        accounts::revoke_key(self, account_id.map(AccountId::as_str), key_id, now_ms).await
-    }
-
-    async fn create_pending(&self, p: &PendingUpload) -> Result<()> {
-        uploads::create_pending(self, p).await
-    }
-
-    async fn pending(&self, id: &PendingId) -> Result<Option<PendingUpload>> {
-        uploads::pending(self, id.as_str()).await
-    }
-
-    async fn confirm_pending(&self, pending_id: &PendingId, file: NewFile) -> Result<ConfirmOutcome> {
-        uploads::confirm_pending(self, pending_id.as_str(), file).await
-    }
-
-    async fn file(&self, account_id: &AccountId, id: &FileId) -> Result<Option<FileRecord>> {
-        files::file(self, account_id.as_str(), id.as_str()).await
-    }
-
-    async fn file_by_path(&self, path: &str) -> Result<Option<FileRecord>> {
-        files::file_by_path(self, path).await
-    }
-
-    async fn file_by_stem(&self, stem: &str) -> Result<Option<FileRecord>> {
-        files::file_by_stem(self, stem).await
-    }
-
-    async fn list_files(
-        &self,
-        account_id: &AccountId,
-        listing: &FileListing,
-        offset: u64,
-        limit: u64,
-    ) -> Result<(Vec<FileRecord>, u64)> {
-        files::list_files(self, account_id.as_str(), listing, offset, limit).await
-    }
-
-    async fn list_folders(
-        &self,
-        account_id: &AccountId,
-        parent_id: Option<&str>,
-        offset: u64,
-        limit: u64,
-    ) -> Result<(Vec<FolderRecord>, u64)> {
-        files::list_folders(self, account_id.as_str(), parent_id, offset, limit).await
-    }
-
-    async fn folder_lineage(&self, account_id: &AccountId, id: &str) -> Result<Option<Vec<FolderRecord>>> {
-        files::folder_lineage(self, account_id.as_str(), id).await
-    }
-
-    async fn file_by_id(&self, id: &FileId) -> Result<Option<FileRecord>> {
-        files::file_by_id(self, id.as_str()).await
-    }
-
-    async fn variant(&self, file_id: &FileId, digest: &VariantDigest) -> Result<Option<VariantRecord>> {
-        variants::variant(self, file_id.as_str(), digest.as_str()).await
-    }
-
-    async fn put_variant(&self, variant: &VariantRecord, now_ms: i64) -> Result<bool> {
-        variants::put_variant(self, variant, now_ms).await
-    }
-
-    async fn variant_room(&self, file_id: &FileId, digest: &VariantDigest, per_file: u64) -> Result<VariantRoom> {
-        variants::variant_room(self, file_id.as_str(), digest.as_str(), per_file).await
-    }
-
-    async fn pin_variant(&self, file_id: &FileId, digest: &VariantDigest) -> Result<()> {
-        variants::pin_variant(self, file_id.as_str(), digest.as_str()).await
-    }
-
-    async fn touch_variants(&self, keys: &[(FileId, VariantDigest)], now_ms: i64) -> Result<()> {
-        variants::touch_variants(self, keys, now_ms).await
-    }
-
-    async fn least_recent_variants(&self, limit: u64) -> Result<Vec<VariantRecord>> {
-        variants::least_recent_variants(self, limit).await
-    }
-
-    async fn delete_variants(&self, file_id: &FileId, digests: &[&VariantDigest]) -> Result<u64> {
-        let digests: Vec<&str> = digests.iter().map(|d| d.as_str()).collect();
-        variants::delete_variants(self, file_id.as_str(), &digests).await
-    }
-
-    async fn variant_totals(&self) -> Result<(u64, u64)> {
-        variants::variant_totals(self).await
-    }
-
-    async fn delete_file(&self, account_id: &AccountId, id: &FileId) -> Result<Option<DeletedFile>> {
-        files::delete_file(self, account_id.as_str(), id.as_str()).await
-    }
-
-    async fn set_focus(
-        &self,
-        account_id: &AccountId,
-        id: &FileId,
-        focus: Option<FocalPoint>,
-        now_ms: i64,
-    ) -> Result<Option<FileRecord>> {
-        files::set_focus(self, account_id.as_str(), id.as_str(), focus, now_ms).await
-    }
-
-    async fn describe_file(
-        &self,
-        id: &FileId,
-        facts: Option<ImageFacts>,
-        summary: Option<&PixelSummary>,
-        now_ms: i64,
-    ) -> Result<bool> {
-        files::describe_file(self, id.as_str(), facts, summary, now_ms).await
-    }
-
-    async fn undescribed_images(&self, after: Option<&FileId>, limit: u64) -> Result<(Vec<FileRecord>, u64)> {
-        files::undescribed_images(self, after.map(FileId::as_str), limit).await
-    }
-
-    async fn image_files(&self, account_id: &AccountId) -> Result<Vec<FileRecord>> {
-        files::image_files(self, account_id.as_str()).await
-    }
-
-    async fn create_warm_batch(&self, batch: &WarmBatch) -> Result<()> {
-        warm::create_warm_batch(self, batch).await
-    }
-
-    async fn finish_warm_item(
-        &self,
-        batch_id: &BatchId,
-        item: u32,
-        state: &WarmItemState,
-        now_ms: i64,
-    ) -> Result<bool> {
-        warm::finish_warm_item(self, batch_id.as_str(), item, state, now_ms).await
-    }
-
-    async fn warm_failures(
-        &self,
-        account_id: &AccountId,
-        batch_id: &BatchId,
-        offset: u64,
-        limit: u64,
-    ) -> Result<(Vec<WarmFailure>, u64)> {
-        warm::warm_failures(self, account_id.as_str(), batch_id.as_str(), offset, limit).await
-    }
-
-    async fn outstanding_warm_items(&self, account_id: &AccountId) -> Result<u64> {
-        warm::outstanding_warm_items(self, account_id.as_str()).await
-    }
-
-    async fn expire_warm_batches(&self, created_before_ms: i64) -> Result<u64> {
-        warm::expire_warm_batches(self, created_before_ms).await
-    }
-
-    async fn warm_progress(&self, account_id: &AccountId, batch_id: &BatchId) -> Result<Option<WarmProgress>> {
-        warm::warm_progress(self, account_id.as_str(), batch_id.as_str()).await
-    }
-
-    async fn begin_objects(&self, object_keys: &[&str], now_ms: i64) -> Result<()> {
-        intents::begin_objects(self, object_keys, now_ms).await
-    }
-
-    async fn end_objects(&self, object_keys: &[&str]) -> Result<()> {
-        intents::end_objects(self, object_keys).await
-    }
-
-    async fn stale_objects(&self, before_ms: i64, limit: u64) -> Result<Vec<String>> {
-        intents::stale_objects(self, before_ms, limit).await
-    }
-
-    async fn object_in_use(&self, object_key: &str) -> Result<bool> {
-        intents::object_in_use(self, object_key).await
-    }
-
-    async fn expired_pending(&self, before_ms: i64, limit: u64) -> Result<Vec<PendingUpload>> {
-        uploads::expired_pending(self, before_ms, limit).await
-    }
-
-    async fn delete_pending(&self, id: &PendingId) -> Result<()> {
-        uploads::delete_pending(self, id.as_str()).await
-    }
-
-    async fn lock_upload(
-        &self,
-        id: &PendingId,
-        holder: &str,
-        now_ms: i64,
-        until_ms: i64,
-        dead: &crate::DeadWriters,
-    ) -> Result<bool> {
-        uploads::lock_upload(self, id.as_str(), holder, now_ms, until_ms, dead).await
-    }
-
-    async fn record_piece(&self, id: &PendingId, holder: &str, piece: &PieceRecord<'_>) -> Result<bool> {
-        uploads::record_piece(self, id.as_str(), holder, piece).await
-    }
-
-    async fn unlock_upload(&self, id: &PendingId, holder: &str) -> Result<()> {
-        uploads::unlock_upload(self, id.as_str(), holder).await
     }
 }

@@ -448,7 +448,7 @@ mod tests {
     use shutterbox_model::{AccountName, KeyHash, Scope};
 
     use super::*;
-    use crate::MetadataStore;
+    use crate::AccountStore;
 
     /// Columns of the schema that belong to a request, not to the deployment.
     const NOT_COPIED: &[(&str, &str)] = &[("pending_uploads", "lock_holder"), ("pending_uploads", "lock_until")];
