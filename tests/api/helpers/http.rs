@@ -41,17 +41,48 @@ pub async fn raw_request(
     headers: &[(&str, &str)],
     body: &[u8],
 ) -> RawResponse {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    send(app, method, target, headers, body.len() as u64, body).await
+}
+
+/// Sends `<method> <target>` with `headers` and a `Content-Length` of `length`, but none of the body:
+/// what a server that refuses a body by its declared length answers, without the race of a client still
+/// sending when the server (or a proxy before it) closes the connection, which resets it.
+pub async fn raw_request_unsent_body(
+    app: &TestApp,
+    method: &str,
+    target: &str,
+    headers: &[(&str, &str)],
+    length: u64,
+) -> RawResponse {
+    send(app, method, target, headers, length, b"").await
+}
+
+/// The request head with `Content-Length: length`, then `body`, then the whole response.
+async fn send(
+    app: &TestApp,
+    method: &str,
+    target: &str,
+    headers: &[(&str, &str)],
+    length: u64,
+    body: &[u8],
+) -> RawResponse {
+    use tokio::io::AsyncWriteExt;
     let addr = app.root.strip_prefix("http://").expect("an http root");
     let mut stream = tokio::net::TcpStream::connect(addr).await.expect("connect");
     let mut request = format!("{method} {target} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
     for (name, value) in headers {
         request.push_str(&format!("{name}: {value}\r\n"));
     }
-    request.push_str(&format!("Content-Length: {}\r\n\r\n", body.len()));
+    request.push_str(&format!("Content-Length: {length}\r\n\r\n"));
     let mut bytes = request.into_bytes();
     bytes.extend_from_slice(body);
     stream.write_all(&bytes).await.expect("send");
+    read_response(stream, target).await
+}
+
+/// The whole response on `stream`, up to the server's close.
+async fn read_response(mut stream: tokio::net::TcpStream, target: &str) -> RawResponse {
+    use tokio::io::AsyncReadExt;
     let mut bytes = Vec::new();
     stream.read_to_end(&mut bytes).await.unwrap();
     let split = bytes.windows(4).position(|w| w == b"\r\n\r\n").unwrap_or_else(|| panic!("{target}: no header end"));

@@ -22,7 +22,7 @@ mod processes;
 use std::time::Duration;
 
 pub use app::{TestApp, distributed, file_id};
-pub use http::{RawResponse, assert_error, raw_request};
+pub use http::{RawResponse, assert_error, raw_request, raw_request_unsent_body};
 pub use images::{PNG, dimensions, noise_jpeg, subject_png};
 pub use processes::{ServeProcess, free_port, shutterbox, terminate};
 
