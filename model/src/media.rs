@@ -453,6 +453,25 @@ impl MediaFormat {
 /// `text`, its start as lower-case text. `None` when no row's signature matches.
 pub(crate) fn recognise(head: &[u8], text: &str) -> Option<&'static str> {
     MEDIA_FORMATS.iter().find_map(|info| match info.signature {
+        Signature::Markup { starts, contains } => {
+            let holds = contains.is_none_or(|inner| text.contains(inner));
+            (starts.iter().any(|start| text.starts_with(start)) && holds).then_some(info.mimes[0])
+        }
+        _ => binary_signature(info, head),
+    })
+}
+
+impl MediaFormat {
+    /// The format whose magic bytes or ISO-BMFF brands `head` starts with, in the table's order: what an
+    /// image decoder takes its input for. Markup and declared-only formats are never told this way.
+    pub fn from_signature(head: &[u8]) -> Option<Self> {
+        MEDIA_FORMATS.iter().find(|info| binary_signature(info, head).is_some()).map(|info| info.format)
+    }
+}
+
+/// The media type `info`'s magic bytes or brands give `head`, if they match it.
+fn binary_signature(info: &MediaFormatInfo, head: &[u8]) -> Option<&'static str> {
+    match info.signature {
         Signature::Magic { any, unless } => {
             let at = |(offset, bytes): (usize, &[u8])| head.get(offset..).is_some_and(|rest| rest.starts_with(bytes));
             let matches = any.iter().any(|all| all.iter().all(|&part| at(part)));
@@ -468,12 +487,8 @@ pub(crate) fn recognise(head: &[u8], text: &str) -> Option<&'static str> {
                 None
             }
         }
-        Signature::Markup { starts, contains } => {
-            let holds = contains.is_none_or(|inner| text.contains(inner));
-            (starts.iter().any(|start| text.starts_with(start)) && holds).then_some(info.mimes[0])
-        }
-        Signature::Declared => None,
-    })
+        Signature::Markup { .. } | Signature::Declared => None,
+    }
 }
 
 /// The major and compatible brands of an ISO-BMFF `ftyp` box at the start of `head` (none when it has

@@ -14,14 +14,6 @@ use libheif_sys as lh;
 
 use crate::{PipelineError, geometry::Size, options::check_source_pixels};
 
-/// The `ftyp` brands of HEIF files whose images are HEVC-coded (`heic`, `heix`, `hevc`, `hevx`: images and
-/// sequences) and of HEIF files in general (`mif1`, `msf1`), as the major brand or a compatible one. AVIF,
-/// which also carries `mif1`, is told apart first (`source::is_avif`).
-pub(crate) fn is_heic(bytes: &[u8]) -> bool {
-    const BRANDS: [&[u8; 4]; 8] = [b"heic", b"heix", b"hevc", b"hevx", b"heim", b"heis", b"mif1", b"msf1"];
-    crate::isobmff::ftyp_brands(bytes).any(|brand| BRANDS.iter().any(|known| brand == &known[..]))
-}
-
 /// The primary image's size as delivered (after `clap`, `irot`, `imir`), refused over `max_pixels` as
 /// coded or as delivered.
 pub(crate) fn header(bytes: &[u8], max_pixels: u64) -> Result<Size, PipelineError> {

@@ -16,18 +16,6 @@ fn children_offset(name: &[u8; 4]) -> Option<usize> {
     }
 }
 
-/// The brands of a leading `ftyp` box: the major brand, then the compatible ones (the minor version
-/// between them is not a brand); none when the bytes do not start with one.
-pub(crate) fn ftyp_brands(bytes: &[u8]) -> impl Iterator<Item = &[u8]> {
-    let brands: &[u8] = if bytes.len() >= 16 && &bytes[4..8] == b"ftyp" {
-        let box_len = u32::from_be_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]) as usize;
-        &bytes[8..box_len.clamp(16, bytes.len())]
-    } else {
-        &[]
-    };
-    brands.get(..4).into_iter().chain(brands.get(8..).unwrap_or_default().chunks_exact(4))
-}
-
 /// `Err` with what is wrong when a box or a count claims more bytes than there are.
 pub(crate) fn check_boxes(bytes: &[u8]) -> Result<(), &'static str> {
     check_level(bytes, 0)

@@ -10,11 +10,6 @@ use jxl_oxide::{
 
 use crate::{PipelineError, geometry::Size, options::check_source_pixels};
 
-/// A bare JPEG XL codestream (`FF 0A`) or the ISO-BMFF container's signature box.
-pub(crate) fn is_jxl(bytes: &[u8]) -> bool {
-    bytes.starts_with(&[0xFF, 0x0A]) || bytes.starts_with(b"\0\0\0\x0cJXL \r\n\x87\n")
-}
-
 /// The image's parsed header and frame index, its allocations bounded for a `max_pixels` image: 32 bytes
 /// per allowed pixel (jxl-oxide renders in 32-bit floats, a plane per channel) and 64 MiB of headroom. The
 /// bytes are fed a little at a time until the image header is read, and its size is checked before the

@@ -63,30 +63,15 @@ impl SourceFormat {
         }
     }
 
-    /// The format of an encoded image, from its magic bytes.
+    /// The format of an encoded image, from its magic bytes or brands as the table of media formats has
+    /// them (`MediaFormat::from_signature`): the formats sniffing types an upload as are the formats read.
     pub fn detect(bytes: &[u8]) -> Option<Self> {
-        if is_avif(bytes) {
-            return Some(Self::Avif);
-        }
-        #[cfg(feature = "heic")]
-        if crate::heic::is_heic(bytes) {
-            return Some(Self::Heic);
-        }
-        if crate::jxl::is_jxl(bytes) {
-            return Some(Self::JpegXl);
-        }
-        if crate::tiff::is_tiff(bytes) {
-            return Some(Self::Tiff);
-        }
-        Some(match image::guess_format(bytes).ok()? {
-            ImageFormat::Jpeg => Self::Jpeg,
-            ImageFormat::Png => Self::Png,
-            ImageFormat::WebP => Self::Webp,
-            ImageFormat::Gif => Self::Gif,
-            ImageFormat::Tiff => Self::Tiff,
-            ImageFormat::Bmp => Self::Bmp,
-            _ => return None,
-        })
+        Self::of(MediaFormat::from_signature(bytes)?)
+    }
+
+    /// The source format of a media format the pipeline reads.
+    pub fn of(format: MediaFormat) -> Option<Self> {
+        Self::ALL.iter().copied().find(|source| source.media_format() == format)
     }
 
     /// The `image` crate's name for the formats read through it (TIFF, AVIF, HEIC and JPEG XL have
@@ -104,12 +89,6 @@ impl SourceFormat {
             Self::Heic => return None,
         })
     }
-}
-
-/// An ISO-BMFF `ftyp` box whose major brand, or one of whose compatible brands, is `avif` (still image)
-/// or `avis` (image sequence; its first frame is decoded).
-fn is_avif(bytes: &[u8]) -> bool {
-    crate::isobmff::ftyp_brands(bytes).any(|brand| brand == b"avif" || brand == b"avis")
 }
 
 /// The frames of `bytes` (1 for a still image), counting no further than `limit + 1`.

@@ -22,11 +22,6 @@ use crate::{PipelineError, geometry::Size, options::check_source_pixels};
 
 mod logluv;
 
-/// Classic TIFF (`II*\0`, `MM\0*`) and BigTIFF (`II+\0`, `MM\0+`).
-pub(crate) fn is_tiff(bytes: &[u8]) -> bool {
-    [b"II*\0", b"MM\0*", b"II+\0", b"MM\0+"].iter().any(|magic| bytes.starts_with(&magic[..]))
-}
-
 /// A decoder of the first page, its buffers bounded for a `max_pixels` image of up to 16 bytes a pixel
 /// (RGBA in 32-bit floats) and the page's size checked before anything is read.
 type PageDecoder<'a> = Decoder<Cursor<&'a [u8]>>;
