@@ -44,7 +44,9 @@ port=${server_url##*:}
 key=$server_key
 
 echo "== schemathesis: ${seconds}s against http://127.0.0.1:$port/v1/openapi.json"
-"$venv/bin/schemathesis" run "http://127.0.0.1:$port/v1/openapi.json" \
+# The hooks give the tus routes' binary bodies a generator (scripts/lib/api_fuzz_hooks.py).
+PYTHONPATH=scripts/lib SCHEMATHESIS_HOOKS=api_fuzz_hooks \
+  "$venv/bin/schemathesis" run "http://127.0.0.1:$port/v1/openapi.json" \
   -H "Authorization: ApiKey $key" \
   --checks not_a_server_error,status_code_conformance,content_type_conformance,response_headers_conformance,response_schema_conformance \
   --max-time "$seconds" --workers 1 \

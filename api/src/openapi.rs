@@ -5,6 +5,8 @@
 //! - the public delivery routes (`/file/{path}`, `/raw/{path}`, `/files/{id}/thumbnail`), which are served
 //!   by plain poem handlers on the hot path (a wildcard path has no poem-openapi form), under their own tag
 //!   and with `security: []`;
+//! - the resumable-upload routes (`/uploads/tus`, `/uploads/tus/{id}`), tus's own protocol of headers and
+//!   binary bodies served by their own handler, under their own tag;
 //! - per-status error examples and the response headers (`X-Request-Id`, the rate-limit headers,
 //!   `Retry-After`) on every response;
 //! - the transform-url body and the delivery parameters, written from the parameter table
@@ -23,6 +25,7 @@ use shutterbox_pipeline::{PARAMS, ParamKind, ParamSpec};
 use crate::{
     delivery::{PRESET, THUMBNAIL_PRESET},
     http::table::Route,
+    manage::resumable,
     manage::{FilesApi, FoldersApi, KeyApi, KeysApi, TransformApi, UploadApi, WarmApi, transform_request_example},
 };
 
@@ -70,6 +73,7 @@ pub fn swagger_ui_html() -> String {
 
 const JSON: &str = shutterbox_model::JSON_UTF8;
 const DELIVERY_TAG: &str = "Delivery";
+const RESUMABLE_TAG: &str = "Resumable";
 
 /// Adds to poem-openapi's document what it cannot express (see the module comment).
 fn complete(document: &mut Value) {
@@ -85,15 +89,26 @@ fn complete(document: &mut Value) {
         }
     }
     if let Some(paths) = document["paths"].as_object_mut() {
-        for (path, mut item) in public_routes(&transformation_params) {
-            for operation in item.as_object_mut().into_iter().flat_map(|item| item.values_mut()) {
-                describe_responses(operation, false);
+        let operations = public_routes(&transformation_params).into_iter().chain(resumable_routes());
+        for (route, method, mut operation) in operations {
+            let Some(path) = route.document_path() else { continue };
+            // The row's operation id, unless the operation names its own (a route of several methods).
+            if operation.get("operationId").is_none() {
+                operation["operationId"] = route.operation_id().into();
             }
-            paths.insert(path, item);
+            describe_responses(&mut operation, false);
+            let item = paths.entry(path).or_insert_with(|| json!({}));
+            item[method.to_ascii_lowercase()] = operation;
         }
     }
     document["components"]["headers"] = shared_headers();
     if let Some(tags) = document["tags"].as_array_mut() {
+        tags.push(json!({
+            "name": RESUMABLE_TAG,
+            "description": "Resumable uploads by the tus 1.0.0 protocol, whose requests and answers live in \
+                            headers: for tus clients (tus-js-client, Uppy's @uppy/tus), not meant for the \
+                            generated clients. docs/api.md, \"Resumable uploads\"."
+        }));
         tags.push(json!({
             "name": DELIVERY_TAG,
             "description": "Public delivery: images with transformations, stored bytes and thumbnails, by the \
@@ -236,7 +251,7 @@ fn describe_responses(operation: &mut Value, rate_limited: bool) {
         headers.extend(response["headers"].as_object().cloned().unwrap_or_default());
         response["headers"] = Value::Object(headers);
         if code >= 400
-            && let Some(media) = response["content"].get_mut(JSON)
+            && let Some(media) = response.get_mut("content").and_then(|content| content.get_mut(JSON))
         {
             media["example"] = error_example(code, rate_limited);
         }
@@ -341,7 +356,7 @@ fn not_modified() -> Value {
 
 /// The documented public routes (served by plain handlers, `delivery/`): each operation's description here,
 /// its path, method and operation id from the route table.
-fn public_routes(transformation_params: &[Value]) -> Vec<(String, Value)> {
+fn public_routes(transformation_params: &[Value]) -> Vec<(Route, &'static str, Value)> {
     let mut file_params = vec![stored_path_parameter()];
     file_params.extend_from_slice(transformation_params);
     file_params.extend(signature_parameters());
@@ -454,17 +469,255 @@ fn public_routes(transformation_params: &[Value]) -> Vec<(String, Value)> {
             }),
         ),
     ];
-    operations
-        .into_iter()
-        .filter_map(|(route, mut operation)| {
-            let path = route.document_path()?;
-            let method = route.spec().methods.first()?.to_ascii_lowercase();
-            operation["operationId"] = route.operation_id().into();
-            let mut item = Map::new();
-            item.insert(method, operation);
-            Some((path, Value::Object(item)))
+    operations.into_iter().map(|(route, operation)| (route, "GET", operation)).collect()
+}
+
+/// `Tus-Resumable`, which every tus request but `OPTIONS` carries.
+fn tus_version_parameter() -> Value {
+    json!({
+        "name": "Tus-Resumable",
+        "in": "header",
+        "required": true,
+        "description": "The tus version the client speaks; another is a 412 naming the one served.",
+        "schema": { "type": "string", "enum": [resumable::VERSION] }
+    })
+}
+
+/// The request headers of tus that carry a number, a list or a checksum.
+fn tus_parameter(name: &str, required: bool, description: &str, schema: Value) -> Value {
+    json!({ "name": name, "in": "header", "required": required, "description": description, "schema": schema })
+}
+
+/// An upload's id in its URL, and the token of a presigned one.
+fn tus_upload_parameters() -> [Value; 2] {
+    [
+        json!({
+            "name": "id",
+            "in": "path",
+            "required": true,
+            "description": "The upload's id: the last segment of its `Location` (or of a presigned `uploadUrl`).",
+            "schema": { "type": "string" }
+        }),
+        json!({
+            "name": "token",
+            "in": "query",
+            "required": false,
+            "description": "The token of a presigned resumable URL (`POST /upload/presign` with `\"resumable\": \
+                            true`), which authorises this one upload without a key.",
+            "schema": { "type": "string" }
+        }),
+    ]
+}
+
+fn tus_headers(entries: &[(&str, bool, &str)]) -> Value {
+    let mut headers: Map<String, Value> = entries
+        .iter()
+        .map(|(name, required, description)| {
+            ((*name).to_owned(), header(description, json!({ "type": "string" }), *required))
         })
-        .collect()
+        .collect();
+    headers.insert(
+        "Tus-Resumable".into(),
+        header("The tus version served.", json!({ "type": "string", "enum": [resumable::VERSION] }), true),
+    );
+    Value::Object(headers)
+}
+
+const FILE_ID_HEADER: (&str, bool, &str) =
+    ("Shutterbox-File-Id", false, "The file the upload became, once its last byte is in (and on every answer after).");
+const EXPIRES_HEADER: &str = "When the upload expires unless more bytes arrive (an HTTP date).";
+
+fn tus_errors(statuses: &[(u16, &str)]) -> Map<String, Value> {
+    statuses.iter().map(|(status, description)| (status.to_string(), error_response(description))).collect()
+}
+
+/// A HEAD's errors: the same statuses, without a body.
+fn bodiless(errors: Map<String, Value>) -> Map<String, Value> {
+    errors.into_iter().map(|(status, error)| (status, json!({ "description": error["description"] }))).collect()
+}
+
+/// The resumable-upload routes (tus 1.0.0, docs/api.md "Resumable uploads"), served by their own handler
+/// (`manage/resumable/`): for tus clients (tus-js-client, Uppy), whose protocol lives in headers.
+fn resumable_routes() -> Vec<(Route, &'static str, Value)> {
+    let chunk = json!({ resumable::OFFSET_OCTET_STREAM: { "schema": { "type": "string", "format": "binary" } } });
+    let key_or_token = json!([{ "AuthorizationHeader": [] }, { "ApiKeyHeader": [] }, {}]);
+    let common = [
+        (401, "No API key and no token (or a key that is unknown, revoked or expired)."),
+        (403, "The key's scope does not upload."),
+        (412, "Another tus version than the one served; `Tus-Version` names it."),
+        (429, "Too many requests for this key or client address; see Retry-After."),
+        (500, "Internal server error."),
+        (503, "A backing service is unavailable; see Retry-After."),
+    ];
+    let gone = [(404, "No upload at this URL that the key or token may touch."), (410, "The upload expired.")];
+    let options = |route: Route| {
+        json!({
+            "tags": [RESUMABLE_TAG],
+            "summary": "What the tus server supports",
+            "description": "tus discovery: the version, extensions, largest upload and checksum algorithms.",
+            "operationId": if route == Route::ResumableUpload { "tusUploadCapabilities" } else { "tusCapabilities" },
+            "security": [],
+            "parameters": if route == Route::ResumableUpload { json!([tus_upload_parameters()[0].clone()]) } else { json!([]) },
+            "responses": {
+                "204": {
+                    "description": "What is served.",
+                    "headers": {
+                        "Tus-Version": header("The versions served.", json!({ "type": "string" }), true),
+                        "Tus-Extension": header("The extensions served.", json!({ "type": "string", "example": resumable::EXTENSIONS }), true),
+                        "Tus-Max-Size": header("The largest upload, in bytes.", json!({ "type": "integer", "minimum": 0 }), true),
+                        "Tus-Checksum-Algorithm": header("The checksums `Upload-Checksum` may use.", json!({ "type": "string", "example": resumable::CHECKSUM_ALGORITHMS }), true)
+                    }
+                }
+            }
+        })
+    };
+    let length = json!({ "type": "integer", "minimum": 0 });
+    let checksum = tus_parameter(
+        "Upload-Checksum",
+        false,
+        "`<algorithm> <base64 digest>` of this request's body (`sha1` or `sha256`); a mismatch is a 460 and \
+         nothing of the body is kept.",
+        json!({ "type": "string" }),
+    );
+
+    let mut create_errors = tus_errors(&common);
+    create_errors.extend(tus_errors(&[
+        (400, "A tus header is missing or malformed, or the name, folder or type in Upload-Metadata is refused."),
+        (408, "The first piece arrived too slowly."),
+        (413, "Upload-Length is over the largest upload (`Tus-Max-Size`)."),
+        (415, "A body that is not `application/offset+octet-stream`."),
+        (460, "The body does not match its Upload-Checksum."),
+    ]));
+    let mut created = Map::new();
+    created.insert(
+        "201".into(),
+        json!({
+            "description": "Created; its URL is in `Location`. With a first piece in the body, `Upload-Offset` says \
+                            how much of it was kept.",
+            "headers": tus_headers(&[
+                ("Location", true, "The upload's URL, for its HEAD, PATCH and DELETE."),
+                ("Upload-Expires", true, EXPIRES_HEADER),
+                ("Upload-Offset", false, "Bytes kept of the first piece."),
+                FILE_ID_HEADER,
+            ])
+        }),
+    );
+    created.extend(create_errors);
+    let create = json!({
+        "tags": [RESUMABLE_TAG],
+        "summary": "Create a resumable upload (tus)",
+        "description": "tus creation: an upload of `Upload-Length` bytes (or `Upload-Defer-Length: 1`), named by \
+            `Upload-Metadata` (`filename`, and `filetype`, `folderName`, `customFilename`, each base64), \
+            optionally with a first piece (`creation-with-upload`). Send the rest with PATCH; the last byte \
+            confirms the file. For tus clients (tus-js-client, Uppy): docs/api.md, \"Resumable uploads\".",
+        "security": key_or_token.clone(),
+        "parameters": [
+            tus_version_parameter(),
+            tus_parameter("Upload-Length", false, "The upload's size in bytes.", length.clone()),
+            tus_parameter("Upload-Defer-Length", false, "`1`: the size is sent with a later PATCH.", json!({ "type": "integer", "enum": [1] })),
+            tus_parameter("Upload-Metadata", true, "Comma-separated `key base64(value)` pairs; `filename` is required.", json!({ "type": "string" })),
+            checksum.clone(),
+        ],
+        "requestBody": { "required": false, "content": chunk.clone() },
+        "responses": created
+    });
+
+    let mut head_responses = Map::new();
+    head_responses.insert(
+        "200".into(),
+        json!({
+            "description": "How far the upload has got.",
+            "headers": tus_headers(&[
+                ("Upload-Offset", true, "Bytes received and kept: send the rest from here."),
+                ("Upload-Length", false, "The upload's size, once known."),
+                ("Upload-Defer-Length", false, "`1` while the size is not yet known."),
+                ("Upload-Metadata", false, "Upload-Metadata as it was sent at creation."),
+                ("Upload-Expires", true, EXPIRES_HEADER),
+                ("Cache-Control", true, "`no-store`."),
+                FILE_ID_HEADER,
+            ])
+        }),
+    );
+    head_responses.extend(bodiless(tus_errors(&common)));
+    head_responses.extend(bodiless(tus_errors(&gone)));
+    let head = json!({
+        "tags": [RESUMABLE_TAG],
+        "summary": "How far a resumable upload has got (tus)",
+        "description": "tus offset: after a broken connection, ask this and send the rest from `Upload-Offset`.",
+        "operationId": "getResumableUploadOffset",
+        "security": key_or_token.clone(),
+        "parameters": [tus_upload_parameters()[0].clone(), tus_upload_parameters()[1].clone(), tus_version_parameter()],
+        "responses": head_responses
+    });
+
+    let mut patch_responses = Map::new();
+    patch_responses.insert(
+        "204".into(),
+        json!({
+            "description": "The piece is kept (durable before this answer). After the last byte, the upload is a \
+                            file, named in `Shutterbox-File-Id`.",
+            "headers": tus_headers(&[
+                ("Upload-Offset", true, "Bytes received and kept."),
+                ("Upload-Expires", false, EXPIRES_HEADER),
+                FILE_ID_HEADER,
+            ])
+        }),
+    );
+    patch_responses.extend(tus_errors(&common));
+    patch_responses.extend(tus_errors(&gone));
+    patch_responses.extend(tus_errors(&[
+        (400, "A tus header is missing or malformed, the body broke off, or the last byte's file is refused."),
+        (408, "The piece arrived too slowly; what arrived is kept (ask with HEAD)."),
+        (409, "Upload-Offset is not the upload's offset, or this request lost the upload's lock: ask with HEAD."),
+        (413, "More bytes than the upload's length, or than the largest upload."),
+        (415, "A body that is not `application/offset+octet-stream`."),
+        (423, "Another request is writing to this upload; try again shortly."),
+        (460, "The body does not match its Upload-Checksum; nothing of it was kept."),
+    ]));
+    let patch = json!({
+        "tags": [RESUMABLE_TAG],
+        "summary": "Send a piece of a resumable upload (tus)",
+        "description": "tus append: the body's bytes at `Upload-Offset` (the offset HEAD gave). One writer at a \
+            time, across nodes.",
+        "operationId": "appendResumableUpload",
+        "security": key_or_token.clone(),
+        "parameters": [
+            tus_upload_parameters()[0].clone(),
+            tus_upload_parameters()[1].clone(),
+            tus_version_parameter(),
+            tus_parameter("Upload-Offset", true, "Where this piece starts: the upload's offset.", length.clone()),
+            tus_parameter("Upload-Length", false, "The size, for an upload created with Upload-Defer-Length.", length),
+            checksum,
+        ],
+        "requestBody": { "required": true, "content": chunk },
+        "responses": patch_responses
+    });
+
+    let mut delete_responses = Map::new();
+    delete_responses.insert(
+        "204".into(),
+        json!({ "description": "The upload and its bytes are gone.", "headers": tus_headers(&[]) }),
+    );
+    delete_responses.extend(tus_errors(&common));
+    delete_responses.extend(tus_errors(&gone));
+    let delete = json!({
+        "tags": [RESUMABLE_TAG],
+        "summary": "Abandon a resumable upload (tus)",
+        "description": "tus termination: the upload and the bytes received are removed.",
+        "operationId": "terminateResumableUpload",
+        "security": key_or_token,
+        "parameters": [tus_upload_parameters()[0].clone(), tus_upload_parameters()[1].clone(), tus_version_parameter()],
+        "responses": delete_responses
+    });
+
+    vec![
+        (Route::ResumableUploads, "POST", create),
+        (Route::ResumableUploads, "OPTIONS", options(Route::ResumableUploads)),
+        (Route::ResumableUpload, "HEAD", head),
+        (Route::ResumableUpload, "PATCH", patch),
+        (Route::ResumableUpload, "DELETE", delete),
+        (Route::ResumableUpload, "OPTIONS", options(Route::ResumableUpload)),
+    ]
 }
 
 #[cfg(test)]

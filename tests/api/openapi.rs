@@ -41,6 +41,7 @@ fn every_operation_is_ready_for_generators() {
 
     let mut operation_ids = HashSet::new();
     let mut public = Vec::new();
+    let mut tus = Vec::new();
     for (path, item) in spec["paths"].as_object().unwrap() {
         for (method, operation) in item.as_object().unwrap() {
             let id = operation["operationId"].as_str().unwrap_or_else(|| panic!("{method} {path} has no operationId"));
@@ -51,7 +52,8 @@ fn every_operation_is_ready_for_generators() {
             let params = operation["parameters"].as_array().cloned().unwrap_or_default();
             assert!(params.iter().all(|p| p["name"] != "Authorization"), "{id} has an Authorization parameter");
             assert!(params.iter().all(|p| p["description"].is_string()), "{id}: every parameter is described");
-            if let Some(body) = operation["requestBody"]["content"].as_object() {
+            let resumable = operation["tags"][0] == "Resumable";
+            if let Some(body) = operation["requestBody"]["content"].as_object().filter(|_| !resumable) {
                 for (media, body) in body {
                     let schema = &body["schema"]["$ref"].as_str().unwrap_or_default()["#/components/schemas/".len()..];
                     assert!(spec["components"]["schemas"][schema]["example"].is_object(), "{id}: {media} example");
@@ -61,7 +63,10 @@ fn every_operation_is_ready_for_generators() {
             for (status, response) in responses {
                 let request_id = &response["headers"]["X-Request-Id"]["$ref"];
                 assert_eq!(request_id, "#/components/headers/X-Request-Id", "{id} {status}: X-Request-Id");
-                if status.starts_with('4') || status.starts_with('5') {
+                if method == "head" {
+                    // A HEAD's answers have no body, its errors included.
+                    assert!(response["content"].is_null(), "{id} {status}: a HEAD has no body");
+                } else if status.starts_with('4') || status.starts_with('5') {
                     let media = &response["content"]["application/json; charset=utf-8"];
                     assert_eq!(media["schema"]["$ref"], "#/components/schemas/Error", "{id} {status}");
                     assert_eq!(media["example"]["status"].as_u64(), status.parse().ok(), "{id} {status} example");
@@ -69,6 +74,29 @@ fn every_operation_is_ready_for_generators() {
                     let schema = &json["schema"]["$ref"].as_str().unwrap()["#/components/schemas/".len()..];
                     assert!(spec["components"]["schemas"][schema]["example"].is_object(), "{id} {status} example");
                 }
+            }
+            if operation["tags"][0] == "Resumable" {
+                // tus: binary bodies of its own type, a key or an upload's token (or none, for OPTIONS).
+                if let Some(body) = operation["requestBody"]["content"].as_object() {
+                    assert_eq!(body.keys().collect::<Vec<_>>(), ["application/offset+octet-stream"], "{id}");
+                }
+                let statuses: Vec<&str> = responses.keys().map(String::as_str).collect();
+                if method == "options" {
+                    assert_eq!(operation["security"], serde_json::json!([]), "{id} is public");
+                    assert_eq!(statuses, ["204"], "{id}");
+                } else {
+                    let security = &operation["security"];
+                    let any_key = serde_json::json!([{ "AuthorizationHeader": [] }, { "ApiKeyHeader": [] }, {}]);
+                    assert_eq!(security, &any_key, "{id}: a key or the upload's token");
+                    for status in ["401", "403", "412", "429", "500", "503"] {
+                        assert!(responses.contains_key(status), "{id} declares {status}");
+                    }
+                    let version =
+                        operation["parameters"].as_array().unwrap().iter().find(|p| p["name"] == "Tus-Resumable");
+                    assert_eq!(version.map(|p| &p["required"]), Some(&serde_json::json!(true)), "{id}: Tus-Resumable");
+                }
+                tus.push(id.to_owned());
+                continue;
             }
             if operation["tags"][0] == "Delivery" {
                 // Public: documented without security, never with a key.
@@ -90,9 +118,21 @@ fn every_operation_is_ready_for_generators() {
             assert!(responses["429"]["headers"]["Retry-After"].is_object(), "{id}: 429 names Retry-After");
         }
     }
-    assert_eq!(operation_ids.len(), 17);
+    assert_eq!(operation_ids.len(), 23);
     public.sort();
     assert_eq!(public, ["deliverFile", "deliverRaw", "getThumbnail"]);
+    tus.sort();
+    assert_eq!(
+        tus,
+        [
+            "appendResumableUpload",
+            "createResumableUpload",
+            "getResumableUploadOffset",
+            "terminateResumableUpload",
+            "tusCapabilities",
+            "tusUploadCapabilities"
+        ]
+    );
     // The ranges of docs/transformations.md and of `pageSize` (docs/api.md) as schema constraints.
     let transform = &spec["components"]["schemas"]["TransformRequest"]["properties"];
     for (name, min, max) in [("w", 1.0, 5000.0), ("h", 1.0, 5000.0), ("blur", 0.3, 1000.0), ("rot", -360.0, 360.0)] {

@@ -116,8 +116,28 @@ pub fn router(state: Arc<AppState>) -> impl Endpoint {
             }
         }
     }
-    // The documented POST under /file/ must win over the public delivery wildcard beside it.
-    let v1 = v1.at("/file/:id/transform-url", api.clone()).nest("/", api);
+    // An OpenAPI operation under a wildcard route's prefix (transform-url's `/file/:id/transform-url` beside
+    // the delivery route's `/file/*path`) is mounted at its own path, so that it wins over the wildcard.
+    let wildcards: Vec<&str> = ROUTES
+        .iter()
+        .filter(|spec| spec.paths.iter().any(|path| path.contains('*')))
+        .filter_map(|spec| spec.route.prefix().strip_prefix(API_PREFIX))
+        .collect();
+    for path in openapi::operations().into_iter().flat_map(|api| api.paths) {
+        if wildcards.iter().any(|prefix| path.path.starts_with(prefix)) {
+            // The document's `{id}` is poem's `:id`.
+            let segments: Vec<String> = path
+                .path
+                .split('/')
+                .map(|segment| match segment.strip_prefix('{').and_then(|s| s.strip_suffix('}')) {
+                    Some(name) => format!(":{name}"),
+                    None => segment.to_owned(),
+                })
+                .collect();
+            v1 = v1.at(segments.join("/"), api.clone());
+        }
+    }
+    let v1 = v1.nest("/", api);
     let allow = Arc::new(AllowTable::new(openapi::operations()));
     root.nest(API_PREFIX, v1)
         .data(state)
@@ -162,8 +182,12 @@ mod tests {
                 path.split('/').map(|s| if s.starts_with('{') { "x".to_owned() } else { s.to_owned() }).collect();
             let mut methods: Vec<String> = item.as_object().unwrap().keys().map(|m| m.to_uppercase()).collect();
             // The public delivery routes answer HEAD as well; the document lists their GET.
-            let documented = ROUTES.iter().filter(|spec| spec.documented);
-            if documented.clone().any(|spec| spec.route.document_path().as_deref() == Some(path.as_str())) {
+            let mut documented = ROUTES.iter().filter(|spec| spec.documented);
+            if documented.any(|spec| {
+                spec.route.document_path().as_deref() == Some(path.as_str())
+                    && spec.methods.contains(&"GET")
+                    && spec.methods.contains(&"HEAD")
+            }) {
                 methods.push("HEAD".into());
             }
             methods.sort();

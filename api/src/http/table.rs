@@ -43,7 +43,7 @@ pub struct RouteSpec {
     pub methods: &'static [&'static str],
     /// Its name: the OpenAPI operation id for the documented ones, and every route's metric label.
     pub operation_id: &'static str,
-    /// Whether the OpenAPI document describes it (the public delivery routes).
+    /// Whether the OpenAPI document describes it (the public delivery and the resumable-upload routes).
     pub documented: bool,
 }
 
@@ -85,14 +85,14 @@ pub const ROUTES: &[RouteSpec] = &[
         paths: &["/v1/uploads/tus", "/v1/uploads/tus/"],
         methods: &["POST", "OPTIONS"],
         operation_id: "createResumableUpload",
-        documented: false,
+        documented: true,
     },
     RouteSpec {
         route: Route::ResumableUpload,
         paths: &["/v1/uploads/tus/:id"],
         methods: &["HEAD", "PATCH", "DELETE", "OPTIONS"],
         operation_id: "resumableUpload",
-        documented: false,
+        documented: true,
     },
     RouteSpec {
         route: Route::OpenapiDocument,

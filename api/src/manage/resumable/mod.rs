@@ -26,17 +26,16 @@ use shutterbox_model::{AccountId, FileId, Operation, PendingId, clock::now_ms};
 use shutterbox_storage::{AppendError, ObjectKey, Piece};
 use subtle::ConstantTimeEq;
 
+pub(crate) use protocol::{
+    CHECKSUM_ALGORITHMS, EXTENSIONS, OFFSET_OCTET_STREAM, REQUEST_HEADERS, RESPONSE_HEADERS, VERSION,
+};
 use protocol::{FILE_ID, Length, UploadMetadata};
-pub(crate) use protocol::{REQUEST_HEADERS, RESPONSE_HEADERS};
 
 use super::{
     confirm::{Confirmed, confirm},
     upload_request::UploadRequest,
 };
 use crate::{auth, error::ApiError, http::table::Route, state::AppState, throttle::AddressBucket};
-
-/// Where uploads are created; an upload's URL is this followed by `/<pending upload id>`.
-pub const COLLECTION_PATH: &str = "/uploads/tus";
 
 /// How long a request's write lock lasts unless renewed; it is renewed every third of that while the body
 /// arrives. A process that dies holding it blocks its upload this long at most.
@@ -136,7 +135,7 @@ fn token_hash(token: &str) -> String {
 }
 
 fn upload_url(state: &AppState, id: &PendingId) -> String {
-    format!("{}{COLLECTION_PATH}/{id}", state.settings.base_url)
+    Route::ResumableUpload.url(&state.settings.base_url, &[id.as_str()])
 }
 
 /// The upload `id`, if the request may touch it: it carries the upload's token, or a key of its account
