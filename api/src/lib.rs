@@ -17,6 +17,7 @@ pub mod keys;
 mod manage;
 pub mod openapi;
 pub mod rate_limit;
+mod router;
 mod state;
 mod storage;
 mod throttle;
@@ -86,7 +87,7 @@ impl App {
 
     /// Every route, inside the error envelope and the request telemetry.
     pub fn router(&self) -> impl poem::Endpoint + use<> {
-        http::routes::router(self.state.clone())
+        router::router(self.state.clone())
     }
 
     /// The job counters `/metrics` shows: the process's in-process workers count into them.

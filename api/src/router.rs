@@ -1,5 +1,6 @@
-//! The router: the OpenAPI service's operations and the table's routes (`table::ROUTES`), each route's
-//! responses named with its operation id, inside the error envelope and the request telemetry.
+//! The router, the crate's top layer: the OpenAPI service's operations and the table's routes
+//! (`http::table::ROUTES`) mounted on their handlers, each route's responses named with its operation id,
+//! inside the error envelope and the request telemetry (`http/`, the bottom layer).
 
 use std::sync::Arc;
 
@@ -12,13 +13,21 @@ use poem::{
 };
 use poem_openapi::OperationId;
 
-use super::{
-    allow::AllowTable,
-    envelope::envelope,
-    table::{API_PREFIX, ROUTES, Route},
-    telemetry::observe,
+use crate::{
+    console, delivery,
+    error::ApiError,
+    health,
+    http::{
+        allow::AllowTable,
+        envelope::envelope,
+        table::{API_PREFIX, ROUTES, Route},
+        telemetry::observe,
+    },
+    manage::resumable,
+    openapi,
+    state::AppState,
+    storage,
 };
-use crate::{console, delivery, error::ApiError, health, manage::resumable, openapi, state::AppState, storage};
 
 /// The route's handler (each reads the service's state from the request's data).
 fn endpoint(route: Route) -> BoxEndpoint<'static> {
