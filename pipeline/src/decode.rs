@@ -59,7 +59,7 @@ pub(crate) fn decode_pixels(
     }
     if probe.format == SourceFormat::Gif {
         // The first frame on the canvas, read as an animation's frames are.
-        let first = crate::gif_canvas::GifCanvas::new(bytes, max_pixels)?.next();
+        let first = crate::gif::canvas::GifCanvas::new(bytes, max_pixels)?.next();
         let first = first.ok_or_else(|| PipelineError::Decode("the GIF has no image".into()))??;
         return Ok(DynamicImage::ImageRgba8(first.pixels));
     }

@@ -176,7 +176,7 @@ fn encodable(image: &DynamicImage, format: OutputFormat) -> Cow<'_, DynamicImage
 fn encode_gif(rgba: &image::RgbaImage) -> Result<Vec<u8>, PipelineError> {
     let side = |n: u32| u16::try_from(n).map_err(PipelineError::internal);
     let (width, height) = (side(rgba.width())?, side(rgba.height())?);
-    let frame = crate::gif_palette::quantise(rgba)?.into_gif_frame(width, height)?;
+    let frame = crate::gif::palette::quantise(rgba)?.into_gif_frame(width, height)?;
     let mut encoder = gif::Encoder::new(Vec::new(), width, height, &[]).map_err(PipelineError::internal)?;
     encoder.write_frame(&frame).map_err(PipelineError::internal)?;
     encoder.into_inner().map_err(PipelineError::internal)

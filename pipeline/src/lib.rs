@@ -30,9 +30,7 @@ pub mod facts;
 pub mod formats;
 mod frames;
 pub mod geometry;
-mod gif_canvas;
-mod gif_lzw;
-mod gif_palette;
+mod gif;
 mod gravity;
 #[cfg(feature = "heic")]
 mod heic;

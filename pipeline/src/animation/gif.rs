@@ -1,12 +1,12 @@
 //! An animated GIF, written a frame at a time: each frame the full canvas, quantised to its own palette
-//! (`gif_palette`, as a still GIF is), disposed to the background so its transparent pixels show nothing of the
+//! (`gif::palette`, as a still GIF is), disposed to the background so its transparent pixels show nothing of the
 //! frame before, its delay in hundredths of a second (rounded from milliseconds; a GIF's own delays come
 //! back exactly).
 
 use image::RgbaImage;
 
 use super::Loops;
-use crate::{PipelineError, geometry::Size, gif_palette};
+use crate::{PipelineError, geometry::Size, gif::palette};
 
 pub(super) struct GifAnimation {
     encoder: ::gif::Encoder<Vec<u8>>,
@@ -33,7 +33,7 @@ impl GifAnimation {
         if frame.dimensions() != (u32::from(self.width), u32::from(self.height)) {
             return Err(PipelineError::Internal("an animation frame of another size".into()));
         }
-        let mut frame = gif_palette::quantise(frame)?.into_gif_frame(self.width, self.height)?;
+        let mut frame = palette::quantise(frame)?.into_gif_frame(self.width, self.height)?;
         frame.delay = u16::try_from(delay_ms.saturating_add(5) / 10).unwrap_or(u16::MAX);
         frame.dispose = ::gif::DisposalMethod::Background;
         self.encoder.write_frame(&frame).map_err(PipelineError::internal)

@@ -1,6 +1,6 @@
 //! A GIF's frames composited onto its canvas, as browsers and libvips show them: every frame of an animation,
 //! and the first of a still GIF. The gif crate reads the blocks (skipping extensions it does not know, as
-//! browsers do) and hands over each frame's LZW data; `gif_lzw` decodes it into one reused buffer of indices,
+//! browsers do) and hands over each frame's LZW data; `lzw` decodes it into one reused buffer of indices,
 //! which are drawn through the frame's palette straight onto the canvas (its transparent index, and an index
 //! past the end of its palette, leave the pixel beneath; an interlaced frame's rows in the order they were
 //! stored); the frame's disposal is applied before the next one is drawn: `Background` clears its rectangle
@@ -10,7 +10,7 @@
 
 use image::RgbaImage;
 
-use crate::{PipelineError, gif_lzw::LzwTable};
+use crate::{PipelineError, gif::lzw::LzwTable};
 
 /// One frame on the canvas: the whole canvas as it shows, and for how long.
 pub(crate) struct GifFrame {
