@@ -541,6 +541,7 @@ fn bodiless(errors: Map<String, Value>) -> Map<String, Value> {
 fn resumable_routes() -> Vec<(Route, &'static str, Value)> {
     let chunk = json!({ resumable::OFFSET_OCTET_STREAM: { "schema": { "type": "string", "format": "binary" } } });
     let key_or_token = json!([{ "AuthorizationHeader": [] }, { "ApiKeyHeader": [] }, {}]);
+    let [upload_id, token] = tus_upload_parameters();
     let common = [
         (401, "No API key and no token (or a key that is unknown, revoked or expired)."),
         (403, "The key's scope does not upload."),
@@ -557,7 +558,7 @@ fn resumable_routes() -> Vec<(Route, &'static str, Value)> {
             "description": "tus discovery: the version, extensions, largest upload and checksum algorithms.",
             "operationId": if route == Route::ResumableUpload { "tusUploadCapabilities" } else { "tusCapabilities" },
             "security": [],
-            "parameters": if route == Route::ResumableUpload { json!([tus_upload_parameters()[0].clone()]) } else { json!([]) },
+            "parameters": if route == Route::ResumableUpload { json!([upload_id.clone()]) } else { json!([]) },
             "responses": {
                 "204": {
                     "description": "What is served.",
@@ -646,7 +647,7 @@ fn resumable_routes() -> Vec<(Route, &'static str, Value)> {
         "description": "tus offset: after a broken connection, ask this and send the rest from `Upload-Offset`.",
         "operationId": "getResumableUploadOffset",
         "security": key_or_token.clone(),
-        "parameters": [tus_upload_parameters()[0].clone(), tus_upload_parameters()[1].clone(), tus_version_parameter()],
+        "parameters": [upload_id.clone(), token.clone(), tus_version_parameter()],
         "responses": head_responses
     });
 
@@ -682,8 +683,8 @@ fn resumable_routes() -> Vec<(Route, &'static str, Value)> {
         "operationId": "appendResumableUpload",
         "security": key_or_token.clone(),
         "parameters": [
-            tus_upload_parameters()[0].clone(),
-            tus_upload_parameters()[1].clone(),
+            upload_id.clone(),
+            token.clone(),
             tus_version_parameter(),
             tus_parameter("Upload-Offset", true, "Where this piece starts: the upload's offset.", length.clone()),
             tus_parameter("Upload-Length", false, "The size, for an upload created with Upload-Defer-Length.", length),
@@ -706,7 +707,7 @@ fn resumable_routes() -> Vec<(Route, &'static str, Value)> {
         "description": "tus termination: the upload and the bytes received are removed.",
         "operationId": "terminateResumableUpload",
         "security": key_or_token,
-        "parameters": [tus_upload_parameters()[0].clone(), tus_upload_parameters()[1].clone(), tus_version_parameter()],
+        "parameters": [upload_id.clone(), token.clone(), tus_version_parameter()],
         "responses": delete_responses
     });
 
