@@ -189,9 +189,19 @@ impl FileStore for SqlMetadata {
             return Ok(None);
         }
         let mut tx = self.pool.begin().await?;
-        // Writes first (see confirm_pending). The variant rows go before the file row: the foreign key
-        // cascades, so deleting the file first would drop them unseen and leave their objects behind. The
-        // `EXISTS` keeps another account's variants out of reach.
+        // On PostgreSQL the file's row is locked first, so a variant being recorded now waits for this
+        // delete and then fails its foreign key (`put_variant`'s `false`: its writer removes the object),
+        // rather than landing between the two deletes below and going by the cascade unseen.
+        if self.locks_rows {
+            sqlx::query("SELECT id FROM files WHERE id = $1 AND account_id = $2 FOR UPDATE")
+                .bind(id.as_str())
+                .bind(account_id.as_str())
+                .fetch_optional(&mut *tx)
+                .await?;
+        }
+        // Writes first on SQLite (see confirm_pending). The variant rows go before the file row: the foreign
+        // key cascades, so deleting the file first would drop them unseen and leave their objects behind.
+        // The `EXISTS` keeps another account's variants out of reach.
         let sql = format!(
             "DELETE FROM variants WHERE file_id = $1 \
          AND EXISTS (SELECT 1 FROM files WHERE files.id = $1 AND files.account_id = $2) \

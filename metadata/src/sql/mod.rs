@@ -54,6 +54,10 @@ pub struct SqlMetadata {
     /// What makes a text comparison compare code points: PostgreSQL's databases compare by their locale
     /// (which skips punctuation), SQLite's by bytes already. Listings sort alike on both.
     code_point_order: &'static str,
+    /// Whether a transaction must lock a row it is about to delete before reading what hangs off it:
+    /// PostgreSQL's transactions run beside each other, SQLite's take the whole database at their first
+    /// write (so their first write is the lock, and a read before it would only invite a busy snapshot).
+    locks_rows: bool,
 }
 
 const FILE_COLUMNS: &str = "id, account_id, folder_id, path, name, object_key, raw_type, kind, size, created_at, updated_at, focus_x, focus_y, \
@@ -86,7 +90,7 @@ impl SqlMetadata {
             .connect(url)
             .await
             .map_err(|e| MetadataError::Unavailable(e.to_string()))?;
-        let store = Self { pool, code_point_order: if sqlite { "" } else { " COLLATE \"C\"" } };
+        let store = Self { pool, code_point_order: if sqlite { "" } else { " COLLATE \"C\"" }, locks_rows: !sqlite };
         store.migrate().await?;
         Ok(store)
     }

@@ -333,7 +333,7 @@ impl SqlMetadata {
                 expected.unwrap_or(0)
             )));
         }
-        Ok(Self { pool, code_point_order: "" })
+        Ok(Self { pool, code_point_order: "", locks_rows: false })
     }
 
     /// How many rows of `table` `selection` takes.

@@ -38,9 +38,14 @@ impl VariantStore for SqlMetadata {
     .bind(now_ms)
     .bind(i64::from(variant.pinned))
     .execute(&self.pool)
-    .await?
-    .rows_affected();
-        Ok(inserted == 1)
+    .await;
+        match inserted {
+            Ok(done) => Ok(done.rows_affected() == 1),
+            // The file was there when the insert looked and gone when its foreign key was checked: a delete
+            // that locked it first (`delete_file`) committed in between. Gone is gone.
+            Err(sqlx::Error::Database(e)) if e.is_foreign_key_violation() => Ok(false),
+            Err(e) => Err(e.into()),
+        }
     }
 
     async fn variant_room(&self, file_id: &FileId, digest: &VariantDigest, per_file: u64) -> Result<VariantRoom> {

@@ -59,6 +59,7 @@ on_both_backends!(
     variants::variants_are_recorded_once_and_only_for_files_that_exist,
     variants::the_room_of_a_file_names_its_oldest_unpinned_variants,
     variants::eviction_order_and_totals,
+    variants::a_variant_racing_its_files_delete_goes_with_it_or_is_refused,
     warming::batches_count_their_items_as_they_finish,
     warming::failures_page_in_item_order_within_their_account,
     warming::batches_expire_with_their_items,

@@ -1,6 +1,6 @@
 //! Stored variants: their records, a file's room for one more, eviction order and totals.
 
-use shutterbox_metadata::{SqlMetadata, VariantStore};
+use shutterbox_metadata::{FileStore, SqlMetadata, VariantStore};
 use shutterbox_model::{FileId, VariantDigest};
 
 use crate::backend::{T0, account, file};
@@ -111,4 +111,22 @@ pub async fn eviction_order_and_totals(store: &SqlMetadata) {
     assert_eq!(store.delete_variants(&dog.id, &many).await.unwrap(), 1);
     assert_eq!(store.delete_variants(&dog.id, &[]).await.unwrap(), 0);
     assert_eq!(store.variant_totals().await.unwrap(), (2, 300));
+}
+
+/// A variant recorded while its file is being deleted (a render finishing as the delete runs) is either
+/// recorded first, and then among what the delete returns, so its object goes with the file's, or refused
+/// (`false`: the caller removes its object). Never an error: on PostgreSQL the insert can find the file
+/// still there and then fail its foreign key once the delete commits, which left the object behind.
+pub async fn a_variant_racing_its_files_delete_goes_with_it_or_is_refused(store: &SqlMetadata) {
+    let alpha = account(store, "alpha").await;
+    for round in 0..40 {
+        let cat = file(store, &alpha, None, &format!("cat-{round}.jpg"), "image/jpeg", 10, T0).await;
+        let record = variant(&cat, "racing", 10);
+        let (deleted, put) = tokio::join!(store.delete_file(&alpha.id, &cat.id), store.put_variant(&record, T0));
+        let deleted = deleted.unwrap().expect("the file was there");
+        let recorded = put.unwrap_or_else(|e| panic!("round {round}: recording the variant failed: {e}"));
+        let returned = deleted.variants.iter().any(|v| v.digest == record.digest);
+        assert_eq!(recorded, returned, "round {round}: recorded {recorded}, returned by the delete {returned}");
+        assert_eq!(store.variant(&cat.id, &digest("racing")).await.unwrap(), None, "round {round}");
+    }
 }
