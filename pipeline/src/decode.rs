@@ -8,7 +8,7 @@
 //! everything else (other formats and layouts, CMYK JPEGs, a file either of those refuses) decodes at full
 //! size through the `image` crate. AVIF is decoded by avif-decode (libaom, built from its bundled source),
 //! HEIC by libheif (`heic`), JPEG XL by jxl-oxide (`jxl`).
-//! An animation's frames are `crate::animation`'s.
+//! An animation's frames are `crate::render::animation`'s.
 
 use image::{DynamicImage, GrayImage, ImageBuffer, Luma, Rgb, RgbImage, Rgba};
 
@@ -42,9 +42,9 @@ pub(crate) fn decode_pixels(
     let image_format = match probe.format {
         SourceFormat::Avif => return decode_avif(bytes, probe, max_pixels),
         #[cfg(feature = "heic")]
-        SourceFormat::Heic => return crate::heic::decode(bytes, max_pixels),
-        SourceFormat::JpegXl => return crate::jxl::decode(bytes, max_pixels),
-        SourceFormat::Tiff => return crate::tiff::decode(bytes, max_pixels),
+        SourceFormat::Heic => return crate::codecs::heic::decode(bytes, max_pixels),
+        SourceFormat::JpegXl => return crate::codecs::jxl::decode(bytes, max_pixels),
+        SourceFormat::Tiff => return crate::codecs::tiff::decode(bytes, max_pixels),
         _ => probe.format.image_format().ok_or(PipelineError::UnsupportedFormat)?,
     };
     if probe.jpeg.is_some()
@@ -53,13 +53,13 @@ pub(crate) fn decode_pixels(
         return Ok(image);
     }
     if probe.format == SourceFormat::Png
-        && let Some(image) = crate::png8::decode(bytes, max_pixels)?
+        && let Some(image) = crate::codecs::png8::decode(bytes, max_pixels)?
     {
         return Ok(image);
     }
     if probe.format == SourceFormat::Gif {
         // The first frame on the canvas, read as an animation's frames are.
-        let first = crate::gif::canvas::GifCanvas::new(bytes, max_pixels)?.next();
+        let first = crate::codecs::gif::canvas::GifCanvas::new(bytes, max_pixels)?.next();
         let first = first.ok_or_else(|| PipelineError::Decode("the GIF has no image".into()))??;
         return Ok(DynamicImage::ImageRgba8(first.pixels));
     }
@@ -107,10 +107,10 @@ fn decode_jpeg_turbo(bytes: &[u8], (width, height): (u32, u32), shrink: usize) -
 fn decode_avif(bytes: &[u8], probe: &Probe, max_pixels: u64) -> Result<DynamicImage, PipelineError> {
     if probe.libheif {
         #[cfg(feature = "heic")]
-        return crate::heic::decode(bytes, max_pixels);
+        return crate::codecs::heic::decode(bytes, max_pixels);
     }
     let coded = decode_avif_coded(bytes)?;
-    crate::heif::apply(&crate::heif::primary_transforms(bytes), coded)
+    crate::codecs::heif::apply(&crate::codecs::heif::primary_transforms(bytes), coded)
 }
 
 /// The AVIF's primary image as coded.

@@ -11,7 +11,7 @@ use std::{borrow::Cow, io::Cursor};
 use image::{DynamicImage, GrayImage, ImageFormat, RgbImage};
 
 pub use crate::formats::OutputFormat;
-use crate::{PipelineError, yuv::Yuv420};
+use crate::{PipelineError, codecs::yuv::Yuv420};
 
 /// An encoded image: what a render returns.
 #[derive(Debug, Clone)]
@@ -105,7 +105,7 @@ pub(crate) fn encode_yuv420(picture: &Yuv420<'_>, format: OutputFormat, quality:
             };
             compressor.compress_yuv_to_vec(image).map_err(PipelineError::internal)
         }
-        OutputFormat::Webp => crate::webp_yuv::encode(picture, quality),
+        OutputFormat::Webp => crate::codecs::webp_yuv::encode(picture, quality),
         other => Err(PipelineError::Internal(format!("{} is not encoded from 4:2:0 planes", other.display_name()))),
     }
 }
@@ -146,7 +146,7 @@ pub fn encode(image: &DynamicImage, format: OutputFormat, quality: u8) -> Result
                 .map_err(|e| PipelineError::Internal(format!("WebP cannot encode a {width}x{height} image: {e:?}")))?;
             Ok(encoded.to_vec())
         }
-        OutputFormat::Avif => crate::avif::encode(image, quality),
+        OutputFormat::Avif => crate::codecs::avif::encode(image, quality),
         OutputFormat::Png => write_with(image, ImageFormat::Png),
         OutputFormat::Gif => {
             encode_gif(image.as_rgba8().ok_or_else(|| PipelineError::Internal("a GIF is encoded from RGBA".into()))?)
@@ -176,7 +176,7 @@ fn encodable(image: &DynamicImage, format: OutputFormat) -> Cow<'_, DynamicImage
 fn encode_gif(rgba: &image::RgbaImage) -> Result<Vec<u8>, PipelineError> {
     let side = |n: u32| u16::try_from(n).map_err(PipelineError::internal);
     let (width, height) = (side(rgba.width())?, side(rgba.height())?);
-    let frame = crate::gif::palette::quantise(rgba)?.into_gif_frame(width, height)?;
+    let frame = crate::codecs::gif::palette::quantise(rgba)?.into_gif_frame(width, height)?;
     let mut encoder = gif::Encoder::new(Vec::new(), width, height, &[]).map_err(PipelineError::internal)?;
     encoder.write_frame(&frame).map_err(PipelineError::internal)?;
     encoder.into_inner().map_err(PipelineError::internal)

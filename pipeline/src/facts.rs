@@ -13,7 +13,7 @@ use crate::{
     geometry::Size,
     options::RenderOptions,
     params::{Fit, Transform},
-    plan::{RenderPlan, Target},
+    render::plan::{RenderPlan, Target},
     source::{Probe, SourceFormat, image_reader},
     steps,
 };
@@ -51,7 +51,7 @@ fn headers_within(prefix: &[u8], format: SourceFormat) -> bool {
     const SOS: u8 = 0xDA;
     match format {
         // The frame header and every EXIF segment come before the first scan.
-        SourceFormat::Jpeg => crate::jpeg_markers::segments(prefix).any(|segment| segment.marker == SOS),
+        SourceFormat::Jpeg => crate::codecs::jpeg_markers::segments(prefix).any(|segment| segment.marker == SOS),
         // IHDR, tRNS and acTL come before the image data; an animation's frames run to the end.
         SourceFormat::Png => {
             let chunks = png_chunks(prefix);
@@ -120,17 +120,17 @@ fn has_alpha(bytes: &[u8], probe: &Probe) -> Result<bool, PipelineError> {
                 image_reader(bytes, format, FACTS_MAX_PIXELS).into_decoder().map_err(PipelineError::decode)?;
             decoder.color_type().has_alpha()
         }
-        SourceFormat::Tiff => crate::tiff::has_alpha(bytes, FACTS_MAX_PIXELS)?,
+        SourceFormat::Tiff => crate::codecs::tiff::has_alpha(bytes, FACTS_MAX_PIXELS)?,
         SourceFormat::Avif => match avif_parse::read_avif(&mut &bytes[..]) {
             Ok(avif) => avif.alpha_item.is_some(),
             #[cfg(feature = "heic")]
-            Err(_) => crate::heic::layout(bytes, FACTS_MAX_PIXELS)?.1,
+            Err(_) => crate::codecs::heic::layout(bytes, FACTS_MAX_PIXELS)?.1,
             #[cfg(not(feature = "heic"))]
             Err(e) => return Err(PipelineError::decode(e)),
         },
         #[cfg(feature = "heic")]
-        SourceFormat::Heic => crate::heic::layout(bytes, FACTS_MAX_PIXELS)?.1,
-        SourceFormat::JpegXl => crate::jxl::layout(bytes, FACTS_MAX_PIXELS)?.1,
+        SourceFormat::Heic => crate::codecs::heic::layout(bytes, FACTS_MAX_PIXELS)?.1,
+        SourceFormat::JpegXl => crate::codecs::jxl::layout(bytes, FACTS_MAX_PIXELS)?.1,
     })
 }
 
@@ -161,7 +161,7 @@ pub fn summarize(bytes: &[u8], options: &RenderOptions) -> Result<(ImageFacts, P
     };
     let plan = RenderPlan::new(&probe, &transform, Target::Format(OutputFormat::Png), options)?;
     let large = steps::run(&plan.steps, decode_pixels(bytes, &probe, plan.shrink, options.max_pixels)?)?.to_rgba8();
-    let small = crate::resize_plan::plan_resize(
+    let small = crate::steps::resize::plan_resize(
         large.width(),
         large.height(),
         Some(SUMMARY_SIDE),

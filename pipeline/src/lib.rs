@@ -3,15 +3,19 @@
 //!
 //! - `params` parses a delivery query string (or a transform-url body) into a validated, canonical
 //!   `Transform`; its canonical text is the variant's cache key, independent of parameter order.
-//! - `render` reads the source's headers (`source::Probe`), plans the render once (`plan::RenderPlan`: the
-//!   output, shrink-on-load, the steps in order, the path) and runs the plan: `decode`, the `steps` (each
-//!   `ops`' operation), `encode`; the planar JPEG path (`planar`, `split_jpeg`) where the plan allows; every
-//!   frame of an animation (`animation`).
+//! - `render` reads the source's headers (`source::Probe`), plans the render once (`render::plan`: the
+//!   output, the steps in order with the size each makes, shrink-on-load, the path) and runs the path the
+//!   plan chose, in one `match`: general (`decode`, the steps, `encode`), planar (`render::planar`: YCbCr
+//!   planes from decoder to encoder, or up to the resize), or every frame of an animation
+//!   (`render::animation`).
+//! - `steps` holds the transformations, a module each (orient, crop, rotate, resize, colour, blur, sharpen,
+//!   gray, border), each knowing the size it makes and how to apply itself; `steps::resize` has sharp's
+//!   resize geometry (`ResizePlan`).
 //! - `formats` holds the pipeline's views of the one table of media formats (`shutterbox_model::MEDIA_FORMATS`):
-//!   `OutputFormat` there, `Format`, `SourceFormat` and `Target` beside what reads them.
-//! - `geometry` is the sizes and rectangles everything measures with (a leaf).
-//! - `resize_plan` plans a resize (scaled size, `cover` crop, `contain` padding, output size) from the source
-//!   size, `w`, `h` and `fit`, matching sharp's `resize({ fit, withoutEnlargement: true })` exactly.
+//!   `OutputFormat` there, `Format`, `SourceFormat` and `Target` beside what reads them; `codecs` the
+//!   container parsers, decoders and encoders of our own or around a C library.
+//! - `geometry` is the sizes and rectangles everything measures with (a leaf); `resample` the Lanczos3
+//!   kernel every resize uses.
 //! - `gravity` places a `cover` crop's window: by compass or focal point, or from the scaled pixels
 //!   (`attention`, `entropy`, as libvips' smartcrop).
 //! - `working_copy` says which sources renders read through a full-size JPEG copy (HEIC, JPEG XL).
@@ -19,10 +23,7 @@
 //!   headers, its dominant colour, ThumbHash, BlurHash, placeholder and attention point from its pixels.
 //! - `placeholder` draws the thumbnails of files that have no picture of their own.
 
-mod animation;
-pub mod avif;
-pub mod codec_memory;
-mod colour;
+mod codecs;
 pub mod decode;
 pub mod encode;
 mod error;
@@ -30,37 +31,19 @@ pub mod facts;
 pub mod formats;
 mod frames;
 pub mod geometry;
-mod gif;
 mod gravity;
-#[cfg(feature = "heic")]
-mod heic;
-mod heif;
-mod isobmff;
-mod jpeg_markers;
-mod jxl;
-pub mod ops;
 mod options;
 pub mod params;
 pub mod placeholder;
-mod plan;
-mod planar;
-mod png8;
-mod png_ancillary;
 pub mod render;
 mod resample;
-pub mod resize_plan;
 #[cfg(feature = "samples")]
 pub mod samples;
 mod source;
-mod split_jpeg;
-mod steps;
-#[cfg(test)]
-mod test_jpeg;
-mod tiff;
-mod webp_yuv;
+pub mod steps;
 mod working_copy;
-mod yuv;
 
+pub use codecs::{avif, codec_memory};
 pub use encode::Rendered;
 pub use error::PipelineError;
 pub use facts::{read_facts, summarize};
@@ -73,8 +56,8 @@ pub use options::{
 };
 pub use params::{Border, Fit, Format, PARAMS, ParamError, ParamKind, ParamSpec, Quality, Transform};
 pub use placeholder::{PLACEHOLDER_SIZE, PlaceholderKind, placeholder_png};
-pub use plan::{Target, choose_auto_quality, output_size, shrink_on_load};
+pub use render::plan::{Target, choose_auto_quality, output_size, shrink_on_load};
 pub use render::{crop_window, render, render_cancellable};
-pub use resize_plan::{ResizePlan, plan_resize};
 pub use source::{SourceFormat, parsed_by_libheif};
+pub use steps::resize::{ResizePlan, plan_resize};
 pub use working_copy::{WORKING_COPY_TARGET, reads_working_copy, working_copy_transform};

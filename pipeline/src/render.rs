@@ -1,7 +1,11 @@
 //! `render`: source bytes + `Transform` → encoded output. The source's headers are read (`Probe`), the
 //! render is planned once (`RenderPlan`: output format and quality, shrink-on-load, the steps in their
 //! order, the path), and the path the plan names runs the plan's steps: planar, planar then RGB, or
-//! general; an animation runs them on every frame (`crate::animation`).
+//! general; an animation runs them on every frame (`animation`).
+
+pub(crate) mod animation;
+pub(crate) mod plan;
+pub(crate) mod planar;
 
 use image::DynamicImage;
 
@@ -11,10 +15,10 @@ use crate::{
     encode::{Rendered, encode},
     options::{Cancellation, Deadline, RenderOptions},
     params::Transform,
-    plan::{RenderPath, RenderPlan, Target},
     source::Probe,
-    steps::{self, Step},
+    steps::{self, Step, resize},
 };
+use plan::{RenderPath, RenderPlan, Target};
 
 /// Renders `source` with `transform` into `target`.
 pub fn render(
@@ -39,23 +43,17 @@ pub fn render_cancellable(
     let probe = Probe::read(source, &options)?;
     let plan = RenderPlan::new(&probe, transform, target, &options)?;
     deadline.check()?;
-    if plan.animated {
-        return crate::animation::render(source, &probe, &plan, &options, &deadline);
-    }
-    match plan.path {
-        RenderPath::Planar => {
-            if let Some(rendered) = crate::planar::render(source, &plan, options.parallel, &deadline) {
-                return rendered;
-            }
+    match &plan.path {
+        RenderPath::Animation => animation::render(source, &probe, &plan, &options, &deadline),
+        RenderPath::Planar { resize, quality } => {
+            planar::render(source, &probe, resize, (plan.output, *quality), &options, &deadline)
         }
-        RenderPath::PlanarThenRgb => {
-            if let Some(resized) = crate::planar::resized_rgb(source, &plan, options.parallel) {
-                return finish(resized?, &plan.steps[1..], &plan, &deadline);
-            }
+        RenderPath::PlanarThenRgb(resize) => {
+            let resized = planar::resized_rgb(source, &probe, resize, &options)?;
+            finish(resized, &plan.steps[1..], &plan, &deadline)
         }
-        RenderPath::General => {}
+        RenderPath::General => general(source, &probe, &plan, &options, &deadline),
     }
-    general(source, &probe, &plan, &options, &deadline)
 }
 
 /// Every step through RGB(A) pixels: decoded (shrunk on load as the plan says), then the plan's steps.
@@ -101,7 +99,7 @@ pub fn crop_window(
         return Ok(resize_plan.crop);
     }
     let image = steps::run(&plan.steps[..resize], decode_pixels(source, &probe, plan.shrink, options.max_pixels)?)?;
-    Ok(crate::ops::resize_choosing(image, resize_plan)?.1)
+    Ok(resize::apply_choosing(image, resize_plan)?.1)
 }
 
 /// The general path whatever the plan chose, for comparing the others with it.
@@ -137,7 +135,8 @@ mod tests {
     use image::{ImageFormat, Rgba, RgbaImage};
 
     use super::*;
-    use crate::{encode::OutputFormat, plan::choose_auto_quality};
+    use crate::encode::OutputFormat;
+    use plan::choose_auto_quality;
 
     fn photo(w: u32, h: u32) -> Vec<u8> {
         let img = RgbaImage::from_fn(w, h, |x, y| Rgba([(x % 251) as u8, (y % 241) as u8, ((x * y) % 239) as u8, 255]));

@@ -1,5 +1,5 @@
 //! Resampling: the Lanczos3 kernel every resize uses, and scaling an image to a size. A leaf below the
-//! operations (`ops`) and the analyses (`gravity`, `facts`) that scale pictures.
+//! steps (`steps::resize`, the planar path) and the analyses (`gravity`, `facts`) that scale pictures.
 
 use fast_image_resize::{Filter, FilterType, ResizeAlg, ResizeOptions, Resizer};
 use image::{DynamicImage, RgbaImage, imageops};

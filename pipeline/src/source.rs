@@ -10,11 +10,10 @@ use turbojpeg::{Colorspace, Subsamp};
 use shutterbox_model::MediaFormat;
 
 use crate::{
-    PipelineError,
-    colour::ToSrgb,
-    frames,
+    PipelineError, frames,
     geometry::Size,
     options::{RenderOptions, check_source_pixels},
+    steps::colour::ToSrgb,
 };
 
 /// Source formats the pipeline decodes.
@@ -98,7 +97,7 @@ pub(crate) fn count_frames(bytes: &[u8], format: SourceFormat, limit: u32) -> Re
         SourceFormat::Gif => frames::count_gif(bytes, limit)?,
         SourceFormat::Webp => frames::count_webp(bytes, limit),
         SourceFormat::Png => frames::count_apng(bytes, limit),
-        SourceFormat::Avif => crate::isobmff::sequence_frames(bytes),
+        SourceFormat::Avif => crate::codecs::isobmff::sequence_frames(bytes),
         // HEIC and JPEG XL: the primary image, and an animated JPEG XL's first frame.
         #[cfg(feature = "heic")]
         SourceFormat::Heic => 1,
@@ -149,7 +148,9 @@ impl Probe {
         // part of `headers`, so facts read from a file's head agree with its whole file's.
         match SourceFormat::detect(bytes) {
             Some(SourceFormat::Jpeg) => check_scans(bytes)?,
-            Some(SourceFormat::Png) => crate::png_ancillary::check(bytes, crate::png_ancillary::Extent::Whole)?,
+            Some(SourceFormat::Png) => {
+                crate::codecs::png_ancillary::check(bytes, crate::codecs::png_ancillary::Extent::Whole)?
+            }
             _ => {}
         }
         let mut probe = Self::headers(bytes, options)?;
@@ -161,9 +162,11 @@ impl Probe {
     pub fn headers(bytes: &[u8], options: &RenderOptions) -> Result<Self, PipelineError> {
         let format = SourceFormat::detect(bytes).ok_or(PipelineError::UnsupportedFormat)?;
         match format {
-            SourceFormat::Avif => crate::isobmff::check_boxes(bytes).map_err(PipelineError::decode)?,
+            SourceFormat::Avif => crate::codecs::isobmff::check_boxes(bytes).map_err(PipelineError::decode)?,
             // What header readers inflate: the chunks before the image data (the ICC profile is among them).
-            SourceFormat::Png => crate::png_ancillary::check(bytes, crate::png_ancillary::Extent::BeforeImageData)?,
+            SourceFormat::Png => {
+                crate::codecs::png_ancillary::check(bytes, crate::codecs::png_ancillary::Extent::BeforeImageData)?
+            }
             _ => {}
         }
         let frames = count_frames(bytes, format, options.max_frames)?;
@@ -178,10 +181,10 @@ impl Probe {
             },
             SourceFormat::Gif => gif_header(bytes)?,
             #[cfg(feature = "heic")]
-            SourceFormat::Heic => Probe::upright_only(format, crate::heic::header(bytes, options.max_pixels)?),
-            SourceFormat::JpegXl => Probe::upright_only(format, crate::jxl::header(bytes, options.max_pixels)?),
+            SourceFormat::Heic => Probe::upright_only(format, crate::codecs::heic::header(bytes, options.max_pixels)?),
+            SourceFormat::JpegXl => Probe::upright_only(format, crate::codecs::jxl::header(bytes, options.max_pixels)?),
             SourceFormat::Tiff => {
-                let (stored, orientation) = crate::tiff::header(bytes, options.max_pixels)?;
+                let (stored, orientation) = crate::codecs::tiff::header(bytes, options.max_pixels)?;
                 Probe { format, stored, orientation, frames: 1, jpeg: None, libheif: false, colour: None }
             }
             _ => image_header(bytes, format, options.max_pixels)?,
@@ -207,13 +210,7 @@ impl Probe {
 
     /// The size once the orientation is applied: what every geometry rule is computed from.
     pub fn upright(&self) -> Size {
-        match self.orientation {
-            Orientation::Rotate90
-            | Orientation::Rotate270
-            | Orientation::Rotate90FlipH
-            | Orientation::Rotate270FlipH => Size::new(self.stored.height, self.stored.width),
-            _ => self.stored,
-        }
+        crate::steps::orient_size(self.orientation, self.stored)
     }
 }
 
@@ -315,7 +312,7 @@ pub(crate) fn decoder_limits(max_pixels: u64) -> Limits {
 /// pixel limit holds for the coded size, which is what the decoder allocates. A grid, which avif-parse
 /// does not read, is read by libheif (`heic`), which gives the size delivered itself.
 fn avif_header(bytes: &[u8], max_pixels: u64) -> Result<Probe, PipelineError> {
-    crate::heif::check_item_sizes(bytes, max_pixels)?;
+    crate::codecs::heif::check_item_sizes(bytes, max_pixels)?;
     let (stored, misread) = match avif_parse::read_avif(&mut &bytes[..]) {
         Ok(avif) => {
             let meta = avif.primary_item_metadata().map_err(PipelineError::decode)?;
@@ -328,12 +325,12 @@ fn avif_header(bytes: &[u8], max_pixels: u64) -> Result<Probe, PipelineError> {
                 check_source_pixels(size.width, size.height, max_pixels)?;
             }
             (
-                crate::heif::transformed_size(&crate::heif::primary_transforms(bytes), coded)?,
+                crate::codecs::heif::transformed_size(&crate::codecs::heif::primary_transforms(bytes), coded)?,
                 meta.bit_depth > 8 || meta.monochrome,
             )
         }
         #[cfg(feature = "heic")]
-        Err(error) if avif_is_grid(&error) => (crate::heic::header(bytes, max_pixels)?, true),
+        Err(error) if avif_is_grid(&error) => (crate::codecs::heic::header(bytes, max_pixels)?, true),
         Err(error) => return Err(PipelineError::decode(error)),
     };
     // avif-decode 1.0 misreads grey (monochrome AV1) and high-bit-depth alpha: libheif decodes those, where
@@ -360,7 +357,7 @@ pub fn parsed_by_libheif(bytes: &[u8]) -> bool {
         #[cfg(feature = "heic")]
         Some(SourceFormat::Avif) => {
             // A container the checks refuse is refused before any decoder runs.
-            crate::isobmff::check_boxes(bytes).is_ok()
+            crate::codecs::isobmff::check_boxes(bytes).is_ok()
                 && match avif_parse::read_avif(&mut &bytes[..]) {
                     Ok(avif) => avif.primary_item_metadata().is_ok_and(|meta| meta.bit_depth > 8 || meta.monochrome),
                     Err(_) => true,
@@ -386,7 +383,7 @@ pub(crate) fn jpeg_orientation(bytes: &[u8]) -> Orientation {
 /// markers are damaged before one is found.
 fn jpeg_exif(bytes: &[u8]) -> Option<&[u8]> {
     const APP1: u8 = 0xE1;
-    crate::jpeg_markers::segments(bytes)
+    crate::codecs::jpeg_markers::segments(bytes)
         .filter(|segment| segment.marker == APP1)
         .filter_map(|segment| segment.payload.strip_prefix(b"Exif\0\0").filter(|tiff| !tiff.is_empty()))
         .last()
@@ -397,7 +394,7 @@ fn jpeg_exif(bytes: &[u8]) -> Option<&[u8]> {
 /// there is none, or a chunk is missing, repeated or numbered past the count.
 pub(crate) fn jpeg_icc_profile(bytes: &[u8]) -> Option<Vec<u8>> {
     const APP2: u8 = 0xE2;
-    let mut chunks: Vec<(u8, u8, &[u8])> = crate::jpeg_markers::segments(bytes)
+    let mut chunks: Vec<(u8, u8, &[u8])> = crate::codecs::jpeg_markers::segments(bytes)
         .filter(|segment| segment.marker == APP2)
         .filter_map(|segment| {
             let rest = segment.payload.strip_prefix(b"ICC_PROFILE\0")?;
@@ -413,7 +410,7 @@ pub(crate) fn jpeg_icc_profile(bytes: &[u8]) -> Option<Vec<u8>> {
 
 /// The ICC profile `bytes` embed where their format keeps one: a JPEG's `ICC_PROFILE` APP2 segments, a
 /// PNG's `iCCP` chunk, a WebP's `ICCP` chunk, a TIFF's tag 34675, an AVIF's or HEIC's `colr` property of
-/// the primary image. JPEG XL is rendered to sRGB by its decoder (`crate::jxl`); GIF and BMP carry none
+/// the primary image. JPEG XL is rendered to sRGB by its decoder (`crate::codecs::jxl`); GIF and BMP carry none
 /// that libvips reads.
 fn embedded_profile(bytes: &[u8], format: SourceFormat, max_pixels: u64) -> Option<Vec<u8>> {
     match format {
@@ -423,10 +420,10 @@ fn embedded_profile(bytes: &[u8], format: SourceFormat, max_pixels: u64) -> Opti
             let mut decoder = image_reader(bytes, format.image_format()?, max_pixels).into_decoder().ok()?;
             decoder.icc_profile().ok().flatten()
         }
-        SourceFormat::Tiff => crate::tiff::icc_profile(bytes, max_pixels),
-        SourceFormat::Avif => crate::heif::primary_icc_profile(bytes),
+        SourceFormat::Tiff => crate::codecs::tiff::icc_profile(bytes, max_pixels),
+        SourceFormat::Avif => crate::codecs::heif::primary_icc_profile(bytes),
         #[cfg(feature = "heic")]
-        SourceFormat::Heic => crate::heif::primary_icc_profile(bytes),
+        SourceFormat::Heic => crate::codecs::heif::primary_icc_profile(bytes),
         SourceFormat::Gif | SourceFormat::Bmp | SourceFormat::JpegXl => None,
     }
 }
@@ -470,7 +467,7 @@ mod tests {
 
     #[test]
     fn the_jpeg_orientation_is_read_as_the_image_crate_reads_it() {
-        let plain = crate::test_jpeg::photo(32, 24, 90);
+        let plain = crate::codecs::test_jpeg::photo(32, 24, 90);
         let jfif = segment(0xE0, b"JFIF\0\x01\x01\0\0\x01\0\x01\0\0");
         let xmp = segment(0xE1, b"http://ns.adobe.com/xap/1.0/\0<x/>");
         let mut cases = vec![plain.clone()];
@@ -495,7 +492,7 @@ mod tests {
 
     #[test]
     fn a_damaged_jpeg_has_no_orientation_and_no_panic() {
-        let whole = with_segments(&crate::test_jpeg::photo(16, 16, 90), &[exif_segment(6)]);
+        let whole = with_segments(&crate::codecs::test_jpeg::photo(16, 16, 90), &[exif_segment(6)]);
         assert_eq!(jpeg_orientation(&whole), Orientation::Rotate90);
         // Cut before its Exif segment ends (at byte 38): none. (Cut anywhere before the scan, the file is
         // refused for its header anyway.)

@@ -10,7 +10,9 @@
 //! (a JPEG has none), nor for one a JPEG cannot hold or the output limit refuses. Both decoders give 8-bit
 //! samples already, so no depth is lost.
 
-use crate::{Quality, RenderOptions, SourceFormat, Transform, encode::OutputFormat, geometry::Size, plan::Target};
+use crate::{
+    Quality, RenderOptions, SourceFormat, Transform, encode::OutputFormat, geometry::Size, render::plan::Target,
+};
 
 /// The working copy's JPEG quality.
 const WORKING_COPY_QUALITY: u8 = 95;
@@ -33,8 +35,8 @@ pub fn reads_working_copy(source: &[u8], options: &RenderOptions) -> bool {
     }
     let layout = match format {
         #[cfg(feature = "heic")]
-        SourceFormat::Heic => crate::heic::layout(source, options.max_pixels),
-        SourceFormat::JpegXl => crate::jxl::layout(source, options.max_pixels),
+        SourceFormat::Heic => crate::codecs::heic::layout(source, options.max_pixels),
+        SourceFormat::JpegXl => crate::codecs::jxl::layout(source, options.max_pixels),
         _ => return false,
     };
     let Ok((size, alpha)) = layout else { return false };

@@ -239,11 +239,11 @@ fn renders_are_deterministic_and_gray_jpegs_have_one_channel() {
 
 #[test]
 fn gray_before_blur_matches_blur_before_gray() {
-    use shutterbox_pipeline::ops;
+    use shutterbox_pipeline::steps::{blur, gray};
     let source = DynamicImage::ImageRgb8(picture(300, 200));
     for sigma in [0.5, 2.0, 5.0] {
-        let spec_order = ops::gray(&ops::blur(source.clone(), sigma)).to_luma8();
-        let fast_order = ops::blur(ops::gray(&source), sigma).to_luma8();
+        let spec_order = gray(&blur(source.clone(), sigma)).to_luma8();
+        let fast_order = blur(gray(&source), sigma).to_luma8();
         let diffs: Vec<u8> = spec_order.as_raw().iter().zip(fast_order.as_raw()).map(|(a, b)| a.abs_diff(*b)).collect();
         let worst = diffs.iter().copied().max().unwrap();
         let mean = diffs.iter().map(|&d| f64::from(d)).sum::<f64>() / diffs.len() as f64;

@@ -27,7 +27,7 @@ def children_cpu_ms():
 
 def prepare(picture, out):
     """The picture cropped to even sides (PPM) and the same as full-range BT.601 4:2:0 (Y4M), as
-    pipeline/src/avif.rs computes luma and chroma, chroma averaged over each 2×2."""
+    pipeline/src/codecs/avif.rs computes luma and chroma, chroma averaged over each 2×2."""
     rgb = np.asarray(Image.open(picture).convert("RGB"))
     h, w = rgb.shape[0] & ~1, rgb.shape[1] & ~1
     rgb = rgb[:h, :w].astype(np.int64)

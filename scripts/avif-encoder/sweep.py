@@ -10,7 +10,7 @@ import os
 import pathlib
 import subprocess
 
-# The cq-levels of the service's q 40–90 (pipeline/src/avif.rs: q 90 → 12, 80 → 23, 65 → 31, 50 → 38).
+# The cq-levels of the service's q 40–90 (pipeline/src/codecs/avif.rs: q 90 → 12, 80 → 23, 65 → 31, 50 → 38).
 LEVELS = [12, 18, 24, 31, 38]
 
 # What cpu-used 6 changes on top of 5 in all-intra mode, numbered as instrument.py numbers them.

@@ -231,9 +231,9 @@ pub fn sample(kind: SampleKind, width: u32, height: u32, seed: u64) -> Result<Ve
         K::Bmp32 => bmp(&DynamicImage::ImageRgba8(rgba)),
         K::Avif => {
             let rgb = RgbImage::from_raw(width, height, rgb8(&rgba)).ok_or("size")?;
-            crate::avif::encode(&DynamicImage::ImageRgb8(rgb), 70).map_err(|e| fail(&e))
+            crate::codecs::avif::encode(&DynamicImage::ImageRgb8(rgb), 70).map_err(|e| fail(&e))
         }
-        K::AvifAlpha => crate::avif::encode(&DynamicImage::ImageRgba8(rgba), 70).map_err(|e| fail(&e)),
+        K::AvifAlpha => crate::codecs::avif::encode(&DynamicImage::ImageRgba8(rgba), 70).map_err(|e| fail(&e)),
         K::JpegDisplayP3 => turbo_jpeg(&rgba, Subsamp::Sub2x2, |_| Ok(()))
             .and_then(|jpeg| with_icc_profile(&jpeg, &display_p3_profile()?)),
         #[cfg(feature = "heic")]
@@ -684,7 +684,7 @@ pub fn one_strip_tiff(tags: &[(u16, &[u32])], strip: &[u8]) -> Vec<u8> {
 
 /// A TIFF of one uncompressed strip of 2×2-subsampled YCbCr (`YCbCrSubSampling` 2, 2): for each 2×2 block,
 /// left to right and top to bottom, its four lumas row by row, then its Cb and Cr — a camera layout the
-/// tiff crate refuses and `crate::tiff` reads itself. `width` and `height` are even and `units` holds six
+/// tiff crate refuses and `crate::codecs::tiff` reads itself. `width` and `height` are even and `units` holds six
 /// bytes per block.
 pub fn ycbcr_subsampled_tiff(width: u32, height: u32, units: &[u8]) -> Vec<u8> {
     let tags: [(u16, &[u32]); 8] = [
@@ -718,7 +718,7 @@ pub fn group3_fax_tiff() -> Vec<u8> {
 }
 
 /// A 2×1 SGI LogLuv TIFF (photometric 32845, 32-bit pixels in libtiff's run-length coding, compression
-/// 34676): white at luminance 1, then a sixteenth of it, both neutral — the HDR layout `crate::tiff` decodes
+/// 34676): white at luminance 1, then a sixteenth of it, both neutral — the HDR layout `crate::codecs::tiff` decodes
 /// itself.
 pub fn logluv32_tiff() -> Vec<u8> {
     // 15-bit log luminance (16384 is Y = 1), then 8-bit u' and v' (81, 192: near D65).

@@ -18,7 +18,11 @@ fn the_range_tables_span_vp8s_studio_range() {
 /// `Yuv420` layout), and the same JPEG decoded to RGB, the pixels those planes stand for.
 fn photo_planes(width: u32, height: u32, seed: u32) -> (Vec<u8>, image::RgbImage) {
     use turbojpeg::{Decompressor, Subsamp, YuvImage};
-    let jpeg = crate::test_jpeg::encode(&crate::test_jpeg::photo_pixels(width, height, seed), 95, Subsamp::Sub2x2);
+    let jpeg = crate::codecs::test_jpeg::encode(
+        &crate::codecs::test_jpeg::photo_pixels(width, height, seed),
+        95,
+        Subsamp::Sub2x2,
+    );
     let (w, h) = (width as usize, height as usize);
     let mut pixels = vec![0u8; turbojpeg::yuv_pixels_len(w, 1, h, Subsamp::Sub2x2).unwrap()];
     let image = YuvImage { pixels: &mut pixels[..], width: w, align: 1, height: h, subsamp: Subsamp::Sub2x2 };

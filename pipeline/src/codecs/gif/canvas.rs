@@ -10,7 +10,7 @@
 
 use image::RgbaImage;
 
-use crate::{PipelineError, gif::lzw::LzwTable};
+use crate::{PipelineError, codecs::gif::lzw::LzwTable};
 
 /// One frame on the canvas: the whole canvas as it shows, and for how long.
 pub(crate) struct GifFrame {

@@ -11,7 +11,7 @@ use image::{AnimationDecoder, ImageDecoder, RgbaImage, codecs::png::PngDecoder, 
 use super::{Frame, Loops};
 use crate::{
     PipelineError,
-    gif::canvas::GifCanvas,
+    codecs::gif::canvas::GifCanvas,
     source::{SourceFormat, decoder_limits},
 };
 

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use super::huffman::{AcTable, DcTable, Huffman};
-use crate::jpeg_markers::{Segment, segments};
+use crate::codecs::jpeg_markers::{Segment, segments};
 
 /// One component of the frame, with the tables its scan uses.
 #[derive(Debug, Clone)]

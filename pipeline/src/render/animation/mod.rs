@@ -18,7 +18,7 @@ use crate::{
     encode::{OutputFormat, Rendered, check_size},
     geometry::Size,
     options::{Deadline, RenderOptions},
-    plan::RenderPlan,
+    render::plan::RenderPlan,
     source::Probe,
     steps,
 };

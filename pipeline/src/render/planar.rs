@@ -18,7 +18,8 @@
 //! RGB for the steps that follow.
 //!
 //! Decoding at 1/4 or 1/8 goes through `split_jpeg` (entropy decoding on two threads) where the file allows,
-//! else libjpeg-turbo.
+//! else libjpeg-turbo, else (a file libjpeg-turbo refuses) the general decoder, whose pixels are turned
+//! into planes: the plan chose this path from the headers, and it never hands the render back.
 
 use fast_image_resize::{PixelType, ResizeOptions, Resizer, images::Image, images::ImageRef};
 use image::{DynamicImage, RgbImage};
@@ -26,34 +27,30 @@ use turbojpeg::{Decompressor, ScalingFactor, Subsamp, YuvImage};
 
 use crate::{
     PipelineError,
+    codecs::split_jpeg,
+    codecs::yuv::Yuv420,
+    decode::decode_pixels,
     encode::{OutputFormat, Rendered, encode_yuv420},
     geometry::{Rect, Size},
-    options::Deadline,
-    params::Quality,
-    plan::RenderPlan,
+    options::{Deadline, RenderOptions},
     resample::lanczos3_resize,
-    resize_plan::ResizePlan,
-    split_jpeg,
-    steps::Step,
-    yuv::Yuv420,
+    source::Probe,
+    steps::resize::{self, ResizePlan},
 };
 
-/// Renders `source` through the planar path the plan chose (`RenderPath::Planar`), or `None` when
-/// libjpeg-turbo will not decode the file this way after all (the general path, which has its own
-/// fallback decoder, then renders it and reports failures as it always has).
+/// Renders `source` (a baseline 4:2:0 JPEG by its headers, `probe`) as `planned` says, into `format` (JPEG
+/// or WebP) at `quality`: the whole render of `RenderPath::Planar`.
 pub(crate) fn render(
     source: &[u8],
-    plan: &RenderPlan,
-    parallel: bool,
+    probe: &Probe,
+    planned: &PlanarResize,
+    (format, quality): (OutputFormat, u8),
+    options: &RenderOptions,
     deadline: &Deadline,
-) -> Option<Result<Rendered, PipelineError>> {
-    let planned = PlanarPlan::of(plan)?;
-    let Quality::Value(quality) = plan.quality else { return None };
-    let decoded = decode_planes(source, planned.shrink, plan.full, parallel).ok()?;
-    if let Err(e) = deadline.check() {
-        return Some(Err(e));
-    }
-    Some(resize_and_encode(&decoded, planned.scaled, planned.kept, plan.output, quality, parallel))
+) -> Result<Rendered, PipelineError> {
+    let decoded = decode_planes(source, probe, planned.shrink, options)?;
+    deadline.check()?;
+    resize_and_encode(&decoded, planned.scaled, planned.kept, format, quality, options.parallel)
 }
 
 /// The first step of a plan that takes `RenderPath::PlanarThenRgb`, its resize: the JPEG decoded (shrunk
@@ -61,36 +58,34 @@ pub(crate) fn render(
 /// half-size plane, so it is never upsampled at the decoded size), then converted to RGB at the output
 /// size, and padded as `contain` pads. What decode and resize give on the general path, within resampling
 /// rounding, for a fraction of the work: at 1/4 or 1/8 the decoding is `split_jpeg`'s, and the colour
-/// conversion touches only output pixels. `None` when libjpeg-turbo will not decode the file this way.
+/// conversion touches only output pixels.
 pub(crate) fn resized_rgb(
     source: &[u8],
-    plan: &RenderPlan,
-    parallel: bool,
-) -> Option<Result<DynamicImage, PipelineError>> {
-    let planned = PlanarPlan::of(plan)?;
-    let decoded = decode_planes(source, planned.shrink, plan.full, parallel).ok()?;
-    Some(
-        resize_to_rgb(&decoded, planned.scaled, planned.kept, parallel)
-            .map(|rgb| crate::ops::pad(DynamicImage::ImageRgb8(rgb), &planned.resize)),
-    )
+    probe: &Probe,
+    planned: &PlanarResize,
+    options: &RenderOptions,
+) -> Result<DynamicImage, PipelineError> {
+    let decoded = decode_planes(source, probe, planned.shrink, options)?;
+    let rgb = resize_to_rgb(&decoded, planned.scaled, planned.kept, options.parallel)?;
+    Ok(resize::pad(DynamicImage::ImageRgb8(rgb), &planned.resize))
 }
 
 /// What the planar paths do for a plan whose first step is a resize: decode at 1/`shrink`, scale the planes
 /// so the whole image would be `scaled`, and keep `kept` of that.
-#[derive(Debug, Clone, Copy)]
-struct PlanarPlan {
-    shrink: usize,
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct PlanarResize {
+    shrink: u32,
     scaled: Size,
     kept: Rect,
     /// The resize all of it comes from (its padding is what `contain` adds after).
     resize: ResizePlan,
 }
 
-impl PlanarPlan {
-    fn of(plan: &RenderPlan) -> Option<Self> {
-        let Some(Step::Resize(resize)) = plan.steps.first() else { return None };
+impl PlanarResize {
+    /// The planar form of `resize`, for a JPEG decoded at 1/`shrink`.
+    pub(crate) fn new(resize: &ResizePlan, shrink: u32) -> Self {
         let kept = resize.crop.unwrap_or(Rect { x: 0, y: 0, width: resize.scaled.width, height: resize.scaled.height });
-        Some(Self { shrink: plan.shrink as usize, scaled: resize.scaled, kept, resize: *resize })
+        Self { shrink, scaled: resize.scaled, kept, resize: *resize }
     }
 }
 
@@ -149,24 +144,74 @@ impl PlaneViews<'_> {
     }
 }
 
-fn decode_planes(source: &[u8], shrink: usize, full: Size, parallel: bool) -> Result<DecodedPlanes, turbojpeg::Error> {
-    let factor = if shrink > 1 { ScalingFactor::new(1, shrink) } else { ScalingFactor::ONE };
+/// The JPEG's planes at 1/`shrink` (1, 2, 4 or 8): `split_jpeg`'s at 1/4 and 1/8 where the file allows,
+/// else libjpeg-turbo's. A file libjpeg-turbo refuses (a truncated or corrupt one: it reports any warning
+/// as a failure) is read by the general decoder instead and turned into planes, so the path the plan chose
+/// still renders it, as the general path would have.
+fn decode_planes(
+    source: &[u8],
+    probe: &Probe,
+    shrink: u32,
+    options: &RenderOptions,
+) -> Result<DecodedPlanes, PipelineError> {
+    let shrink_by = shrink as usize;
+    let factor = if shrink_by > 1 { ScalingFactor::new(1, shrink_by) } else { ScalingFactor::ONE };
+    let full = probe.stored;
     let (width, height) = (factor.scale(full.width as usize), factor.scale(full.height as usize));
     // At 1/4 and 1/8, where entropy decoding is nearly all the work, two threads share it when there is a
     // core to spare (one otherwise: the same decoder, so the same pixels whatever the load).
-    if matches!(shrink, 4 | 8)
-        && let Some(planes) = split_jpeg::decode(source, shrink, parallel)
+    if matches!(shrink_by, 4 | 8)
+        && let Some(planes) = split_jpeg::decode(source, shrink_by, options.parallel)
         && (planes.width, planes.height) == (width, height)
     {
         return Ok(DecodedPlanes { pixels: planes.pixels, width, height });
     }
-    let mut decompressor = Decompressor::new()?;
-    decompressor.read_header(source)?;
-    decompressor.set_scaling_factor(factor)?;
-    let mut pixels = vec![0u8; turbojpeg::yuv_pixels_len(width, 1, height, Subsamp::Sub2x2)?];
-    let image = YuvImage { pixels: &mut pixels[..], width, align: 1, height, subsamp: Subsamp::Sub2x2 };
-    decompressor.decompress_to_yuv(source, image)?;
-    Ok(DecodedPlanes { pixels, width, height })
+    let turbo = || -> Result<DecodedPlanes, turbojpeg::Error> {
+        let mut decompressor = Decompressor::new()?;
+        decompressor.read_header(source)?;
+        decompressor.set_scaling_factor(factor)?;
+        let mut pixels = vec![0u8; turbojpeg::yuv_pixels_len(width, 1, height, Subsamp::Sub2x2)?];
+        let image = YuvImage { pixels: &mut pixels[..], width, align: 1, height, subsamp: Subsamp::Sub2x2 };
+        decompressor.decompress_to_yuv(source, image)?;
+        Ok(DecodedPlanes { pixels, width, height })
+    };
+    match turbo() {
+        Ok(planes) => Ok(planes),
+        Err(_) => Ok(planes_of_rgb(&decode_pixels(source, probe, shrink, options.max_pixels)?.to_rgb8())),
+    }
+}
+
+/// Any decoder's RGB picture in libjpeg-turbo's 4:2:0 plane layout: JFIF's full-range YCbCr, luma at even
+/// sides (an odd side repeats its last column or row), each chroma sample the mean of its 2×2 block.
+fn planes_of_rgb(rgb: &RgbImage) -> DecodedPlanes {
+    let (width, height) = (rgb.width() as usize, rgb.height() as usize);
+    let (luma_width, luma_height) = (width.next_multiple_of(2), height.next_multiple_of(2));
+    let (chroma_width, chroma_height) = (luma_width / 2, luma_height / 2);
+    let mut pixels = vec![0u8; luma_width * luma_height + 2 * chroma_width * chroma_height];
+    let (luma, chroma) = pixels.split_at_mut(luma_width * luma_height);
+    let (cb, cr) = chroma.split_at_mut(chroma_width * chroma_height);
+    let at = |x: usize, y: usize| {
+        let [r, g, b] = rgb.get_pixel(x.min(width.saturating_sub(1)) as u32, y.min(height.saturating_sub(1)) as u32).0;
+        (f32::from(r), f32::from(g), f32::from(b))
+    };
+    let byte = |v: f32| v.round().clamp(0.0, 255.0) as u8;
+    for (y, row) in luma.chunks_exact_mut(luma_width).enumerate() {
+        for (x, sample) in row.iter_mut().enumerate() {
+            let (r, g, b) = at(x, y);
+            *sample = byte(0.299 * r + 0.587 * g + 0.114 * b);
+        }
+    }
+    for (index, (cb, cr)) in cb.iter_mut().zip(cr.iter_mut()).enumerate() {
+        let (cx, cy) = (index % chroma_width, index / chroma_width);
+        let (mut r, mut g, mut b) = (0.0, 0.0, 0.0);
+        for (dx, dy) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
+            let (pr, pg, pb) = at(2 * cx + dx, 2 * cy + dy);
+            (r, g, b) = (r + pr / 4.0, g + pg / 4.0, b + pb / 4.0);
+        }
+        *cb = byte(128.0 - 0.168_736 * r - 0.331_264 * g + 0.5 * b);
+        *cr = byte(128.0 + 0.5 * r - 0.418_688 * g - 0.081_312 * b);
+    }
+    DecodedPlanes { pixels, width, height }
 }
 
 /// Scales each plane so the full image would be `scaled`, keeps `crop` of that, and encodes the planes as

@@ -1,6 +1,6 @@
 use image::{AnimationDecoder, codecs::gif::GifDecoder};
 
-use crate::{encode::OutputFormat, params::Transform, plan::Target};
+use crate::{encode::OutputFormat, params::Transform, render::plan::Target};
 
 /// A 300×100 grey GIF whose red disc is at the right in the first frame and at the left in the second.
 fn moving_disc() -> Vec<u8> {

@@ -46,7 +46,7 @@ impl<'a> Context<'a> {
     /// Reads `bytes` once every item's coded size is within `max_pixels` (`heif::check_item_sizes`), with
     /// libheif's side limit set first.
     fn read(bytes: &'a [u8], max_pixels: u64) -> Result<Self, PipelineError> {
-        crate::heif::check_item_sizes(bytes, max_pixels)?;
+        crate::codecs::heif::check_item_sizes(bytes, max_pixels)?;
         // SAFETY: heif_context_alloc has no preconditions; a null result is handled.
         let inner = unsafe { lh::heif_context_alloc() };
         if inner.is_null() {

@@ -7,7 +7,7 @@ use turbojpeg::{Decompressor, ScalingFactor, Subsamp, YuvImage};
 use super::*;
 
 fn photo(w: u32, h: u32, quality: i32) -> Vec<u8> {
-    crate::test_jpeg::photo(w, h, quality)
+    crate::codecs::test_jpeg::photo(w, h, quality)
 }
 
 fn libjpeg(source: &[u8], denominator: usize) -> Planes {
@@ -73,8 +73,8 @@ proptest::proptest! {
         optimize: bool,
         seed in 1u32..,
     ) {
-        let source = crate::test_jpeg::encode_with(
-            &crate::test_jpeg::photo_pixels(w, h, seed),
+        let source = crate::codecs::test_jpeg::encode_with(
+            &crate::codecs::test_jpeg::photo_pixels(w, h, seed),
             quality,
             Subsamp::Sub2x2,
             optimize,
@@ -103,7 +103,7 @@ fn blocks_ending_at_the_last_coefficient_decode_as_libjpeg_turbo_does() {
         Rgb([seed as u8, (seed >> 8) as u8, (seed >> 16) as u8])
     });
     for (quality, optimize) in [(100, false), (100, true), (97, false)] {
-        let source = crate::test_jpeg::encode_with(&noise, quality, Subsamp::Sub2x2, optimize);
+        let source = crate::codecs::test_jpeg::encode_with(&noise, quality, Subsamp::Sub2x2, optimize);
         let bytes = Frame::parse(&source).unwrap().entropy.len();
         for (denominator, tolerance) in [(8, 0), (4, 1)] {
             let whole = decode_with_split(&source, denominator, Split::Never).unwrap();
@@ -132,8 +132,11 @@ fn a_split_anywhere_gives_the_single_thread_result() {
 
 #[test]
 fn what_it_does_not_handle_is_none() {
-    let four_four_four =
-        crate::test_jpeg::encode(&RgbImage::from_fn(64, 64, |x, y| Rgb([x as u8, y as u8, 7])), 80, Subsamp::None);
+    let four_four_four = crate::codecs::test_jpeg::encode(
+        &RgbImage::from_fn(64, 64, |x, y| Rgb([x as u8, y as u8, 7])),
+        80,
+        Subsamp::None,
+    );
     assert!(decode(&four_four_four, 8, true).is_none());
     let source = photo(200, 100, 80);
     assert!(decode(&source, 2, true).is_none());

@@ -1,5 +1,5 @@
 use super::*;
-use crate::tiff::decode as decode_tiff;
+use crate::codecs::tiff::decode as decode_tiff;
 
 #[test]
 fn the_uv_table_holds_the_codings_16289_cells() {

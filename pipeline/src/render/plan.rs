@@ -1,18 +1,20 @@
 //! `RenderPlan`: everything a render decides before it touches a pixel, computed once from the source's
 //! headers (`Probe`), the request and the limits: the output format and quality, how far a JPEG is shrunk
-//! on load, the steps the request needs in their order, which path runs them, and whether the output is
-//! an animation. Every limit is checked here, so a refused request has decoded nothing.
+//! on load, the steps the request needs in their order and the size each makes, and which path runs them.
+//! Every limit is checked here, so a refused request has decoded nothing; and the path chosen is final.
 //!
 //! The order is docs/transformations.md's, "Order": orient (EXIF) → crop → rot → resize → blur → sharp →
 //! gray → border → encode. `RenderPlan::steps` is that list for one request; the paths differ only in how
 //! they run its first steps:
-//! - *Planar JPEG* (`crate::planar::render`): a baseline 4:2:0 JPEG whose only step is a resize that
+//! - *Planar JPEG* (`crate::render::planar::render`): a baseline 4:2:0 JPEG whose only step is a resize that
 //!   scales, into a JPEG or a WebP at an explicit `q`, stays in YCbCr planes from decoder to encoder.
-//! - *Planar, then RGB* (`crate::planar::resized_rgb`): such a JPEG whose first step is that resize is
+//! - *Planar, then RGB* (`crate::render::planar::resized_rgb`): such a JPEG whose first step is that resize is
 //!   decoded and resized in planes and converted to RGB at the output size; the rest of the list follows.
+//! - *Animation* (`crate::render::animation`): an animated source into an output that animates, not asked for as a
+//!   still (`anim=false`): every frame decoded, then every step.
 //! - *General*: decoded (shrunk on load where `shrink` allows), then every step.
 //!
-//! Two shortcuts keep the order's result while doing less work: *shrink-on-load* (`shrink_on_load`), and
+//! Two shortcuts keep the order's result while doing less work: *shrink-on-load* (`shrink_for`), and
 //! *gray first*: gray is a fixed linear mix of the channels and blur is linear per channel, so
 //! gray(blur(x)) = blur(gray(x)) up to rounding; with `gray` and no `sharp` (the unsharp mask's threshold
 //! is not linear) gray runs right after the resize, and the blur handles one channel, not three.
@@ -24,12 +26,15 @@ use crate::{
     PipelineError,
     encode::OutputFormat,
     geometry::Size,
-    ops,
     options::RenderOptions,
     params::{Quality, Transform},
-    resize_plan::plan_resize,
+    render::planar::PlanarResize,
     source::{Probe, SourceFormat},
-    steps::Step,
+    steps::{
+        Step,
+        colour::ToSrgb,
+        resize::{self, plan_resize},
+    },
 };
 
 /// What the output format should be.
@@ -62,27 +67,29 @@ impl Target {
     }
 }
 
-/// Which path runs the plan's steps (the module's documentation).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Which path runs the plan's steps (the module's documentation), with what it needs decided.
+#[derive(Debug, Clone, PartialEq)]
 pub enum RenderPath {
-    Planar,
-    PlanarThenRgb,
+    /// Every frame through the steps (`crate::render::animation`).
+    Animation,
+    /// Planes from the decoder to the encoder, at `quality`.
+    Planar {
+        resize: PlanarResize,
+        quality: u8,
+    },
+    /// The resize in planes, then RGB for the steps after it.
+    PlanarThenRgb(PlanarResize),
     General,
 }
 
 #[derive(Debug, Clone)]
 pub struct RenderPlan {
-    /// The source's upright size at full resolution.
-    pub full: Size,
     pub output: OutputFormat,
     pub quality: Quality,
     /// A JPEG is decoded at 1/`shrink` of its size (1, 2, 4 or 8).
     pub shrink: u32,
     pub steps: Vec<Step>,
     pub path: RenderPath,
-    /// Whether the output is an animation: an animated source into an output that animates, not asked
-    /// for as a still (`anim=false`).
-    pub animated: bool,
     /// The output's size (every frame's, for an animation).
     pub size: Size,
 }
@@ -95,8 +102,8 @@ impl RenderPlan {
         target: Target,
         options: &RenderOptions,
     ) -> Result<Self, PipelineError> {
-        let full = probe.upright();
-        let size = output_size(transform, full)?;
+        let (steps, size) =
+            steps_for(transform, probe.stored, probe.orientation, probe.colour.as_ref(), options.max_pixels)?;
         if u64::from(size.width) * u64::from(size.height) > options.max_output_pixels {
             return Err(PipelineError::OutputTooManyPixels {
                 width: size.width,
@@ -125,71 +132,18 @@ impl RenderPlan {
                 });
             }
         }
-        let steps = Self::steps(transform, probe, full, options)?;
-        let shrink = if probe.jpeg.is_some() { shrink_on_load(transform, full) } else { 1 };
-        let mut plan =
-            Self { full, output, quality: transform.quality, shrink, steps, path: RenderPath::General, animated, size };
-        plan.path = plan.choose_path(probe);
+        let shrink = if probe.jpeg.is_some() { shrink_for(&steps) } else { 1 };
+        let mut plan = Self { output, quality: transform.quality, shrink, steps, path: RenderPath::General, size };
+        plan.path = if animated { RenderPath::Animation } else { plan.choose_path(probe) };
         Ok(plan)
     }
 
-    /// The steps `transform` needs on an image `orientation` turns to `full`, in order. The one place that
-    /// says which steps run: every path takes them from here.
-    fn steps(
-        transform: &Transform,
-        probe: &Probe,
-        full: Size,
-        options: &RenderOptions,
-    ) -> Result<Vec<Step>, PipelineError> {
-        let mut steps = Vec::new();
-        if probe.orientation != Orientation::NoTransforms {
-            steps.push(Step::Orient(probe.orientation));
-        }
-        let (mut width, mut height) = (full.width, full.height);
-        if let Some(crop) = transform.crop {
-            steps.push(Step::Crop(crop));
-            (width, height) = (crop.width, crop.height);
-        }
-        if transform.rotation != 0 {
-            (width, height) = ops::rotated_size(width, height, transform.rotation);
-            // A free rotation grows the canvas, beyond the source's own budget for a long thin image.
-            if u64::from(width) * u64::from(height) > options.max_pixels {
-                return Err(PipelineError::TooManyPixels { width, height, max_pixels: options.max_pixels });
-            }
-            steps.push(Step::Rotate(transform.rotation));
-        }
-        if transform.width.is_some() || transform.height.is_some() {
-            let resize = plan_resize(width, height, transform.width, transform.height, transform.fit);
-            steps.push(Step::Resize(resize.with_gravity(transform.gravity)));
-        }
-        if let Some(conversion) = &probe.colour {
-            steps.push(Step::ToSrgb(conversion.clone()));
-        }
-        let gray_first = transform.gray && !transform.sharp;
-        if gray_first {
-            steps.push(Step::Gray);
-        }
-        if let Some(sigma) = transform.blur {
-            steps.push(Step::Blur(sigma));
-        }
-        if transform.sharp {
-            steps.push(Step::Sharpen);
-        }
-        if transform.gray && !gray_first {
-            steps.push(Step::Gray);
-        }
-        if let Some(border) = transform.border {
-            steps.push(Step::Border(border));
-        }
-        Ok(steps)
-    }
-
     /// The planar paths where the source and the steps allow them (the module's documentation), else
-    /// the general one.
+    /// the general one. Decided from the headers alone, and final: the planar paths read any JPEG the
+    /// probe takes for a baseline 4:2:0 one (`crate::render::planar`'s decoding has the general decoder behind it).
     fn choose_path(&self, probe: &Probe) -> RenderPath {
-        let planar_source = probe.jpeg.is_some_and(|layout| layout.is_ycbcr_420())
-            && probe.orientation == Orientation::NoTransforms
-            && !self.animated;
+        let planar_source =
+            probe.jpeg.is_some_and(|layout| layout.is_ycbcr_420()) && probe.orientation == Orientation::NoTransforms;
         let Some(Step::Resize(resize)) = self.steps.first() else { return RenderPath::General };
         // A window the scaled pixels choose needs the scaled picture whole first.
         if resize.interest.is_some() {
@@ -199,21 +153,21 @@ impl RenderPlan {
         if !planar_source || !resize.scales() || kept.width == 0 || kept.height == 0 {
             return RenderPath::General;
         }
+        let planned = PlanarResize::new(resize, self.shrink);
         let subsampled = matches!(self.output, OutputFormat::Jpeg | OutputFormat::Webp);
         let padded = resize.padding.is_some_and(|p| !p.is_zero());
-        if self.steps.len() == 1 && subsampled && !padded && matches!(self.quality, Quality::Value(_)) {
-            return RenderPath::Planar;
+        if let (1, true, false, Quality::Value(quality)) = (self.steps.len(), subsampled, padded, self.quality) {
+            return RenderPath::Planar { resize: planned, quality };
         }
         // The decoded planes' chroma is at half the decoded size: enough for a 4:2:0 output, and for a
         // 4:4:4 one no larger than it.
+        let full = probe.stored;
         let chroma = |side: u32| side.div_ceil(self.shrink).div_ceil(2);
         let needed = |side: u32| if subsampled { side.div_ceil(2) } else { side };
-        if needed(resize.scaled.width) > chroma(self.full.width)
-            || needed(resize.scaled.height) > chroma(self.full.height)
-        {
+        if needed(resize.scaled.width) > chroma(full.width) || needed(resize.scaled.height) > chroma(full.height) {
             return RenderPath::General;
         }
-        RenderPath::PlanarThenRgb
+        RenderPath::PlanarThenRgb(planned)
     }
 
     /// The quality to encode `image` at: the request's, or `q=auto`'s choice for it.
@@ -222,6 +176,69 @@ impl RenderPlan {
             Quality::Value(q) => q,
             Quality::Auto => choose_auto_quality(image, self.output),
         }
+    }
+}
+
+/// The steps `transform` needs on a source stored at `stored` with `orientation` and `colour`, in order,
+/// and the size they make: the one place that says which steps run (every path takes them from here) and
+/// where their sizes are computed, each by its step (`Step::size`), in order.
+fn steps_for(
+    transform: &Transform,
+    stored: Size,
+    orientation: Orientation,
+    colour: Option<&ToSrgb>,
+    max_pixels: u64,
+) -> Result<(Vec<Step>, Size), PipelineError> {
+    let mut steps = Vec::new();
+    let mut size = stored;
+    let mut push = |step: Step, size: &mut Size| -> Result<(), PipelineError> {
+        *size = step.size(*size, max_pixels)?;
+        steps.push(step);
+        Ok(())
+    };
+    if orientation != Orientation::NoTransforms {
+        push(Step::Orient(orientation), &mut size)?;
+    }
+    if let Some(crop) = transform.crop {
+        push(Step::Crop(crop), &mut size)?;
+    }
+    if transform.rotation != 0 {
+        push(Step::Rotate(transform.rotation), &mut size)?;
+    }
+    if transform.width.is_some() || transform.height.is_some() {
+        let resize = plan_resize(size.width, size.height, transform.width, transform.height, transform.fit);
+        push(Step::Resize(resize.with_gravity(transform.gravity)), &mut size)?;
+    }
+    if let Some(conversion) = colour {
+        push(Step::ToSrgb(conversion.clone()), &mut size)?;
+    }
+    let gray_first = transform.gray && !transform.sharp;
+    if gray_first {
+        push(Step::Gray, &mut size)?;
+    }
+    if let Some(sigma) = transform.blur {
+        push(Step::Blur(sigma), &mut size)?;
+    }
+    if transform.sharp {
+        push(Step::Sharpen, &mut size)?;
+    }
+    if transform.gray && !gray_first {
+        push(Step::Gray, &mut size)?;
+    }
+    if let Some(border) = transform.border {
+        push(Step::Border(border), &mut size)?;
+    }
+    Ok((steps, size))
+}
+
+/// How far a JPEG is shrunk on load for `steps` (1, 2, 4 or 8): only when the resize is the first step
+/// that changes the pixels' scale. A `crop` is given in full-size pixels (1 px accuracy could not survive a
+/// 1/8 decode), and a rotation other than a right angle grows the canvas from the full size: either one
+/// before the resize disables it. How far is the resize's to say (`resize::shrink_on_load`).
+fn shrink_for(steps: &[Step]) -> u32 {
+    match steps.iter().find(|step| !step.only_turns()) {
+        Some(Step::Resize(plan)) => resize::shrink_on_load(plan),
+        _ => 1,
     }
 }
 
@@ -276,53 +293,13 @@ fn has_partial_alpha(image: &DynamicImage) -> bool {
     image.color().has_alpha() && image.to_rgba8().pixels().any(|p| p.0[3] != 255 && p.0[3] != 0)
 }
 
-/// How far a JPEG of upright size `full` may be shrunk on load (1, 2, 4 or 8) for `transform`.
-///
-/// - Only when the resize is the first step that changes the pixels' scale: a `crop` is given in
-///   full-size pixels (1 px accuracy could not survive a 1/8 decode), and a rotation other than a right
-///   angle grows the canvas from the full size; either one disables it.
-/// - Like sharp (`fastShrinkOnLoad`, its default): the largest n of 8, 4, 2 not above the smaller of the
-///   two shrink factors, halved when that factor's integer part equals n exactly, so the decoded image is
-///   always reduced further by the resize (libjpeg's scaled sizes round up, and a resize from exactly
-///   the target size would be skipped with that rounding in it).
-/// - And never so far that a side of the decoded image (`ceil(side / n)`) would be smaller than the
-///   plan's scaled size on that side.
+/// How far a JPEG of upright size `full` is shrunk on load for `transform` (`shrink_for`).
 pub fn shrink_on_load(transform: &Transform, full: Size) -> u32 {
-    if transform.crop.is_some() || !transform.rotation.is_multiple_of(90) {
-        return 1;
-    }
-    if transform.width.is_none() && transform.height.is_none() {
-        return 1;
-    }
-    let (w, h) = if transform.rotation % 180 == 90 { (full.height, full.width) } else { (full.width, full.height) };
-    let plan = plan_resize(w, h, transform.width, transform.height, transform.fit);
-    if !plan.scales() || plan.scaled.width == 0 || plan.scaled.height == 0 {
-        return 1;
-    }
-    let shrink = (f64::from(w) / f64::from(plan.scaled.width)).min(f64::from(h) / f64::from(plan.scaled.height));
-    let mut n = [8u32, 4, 2].into_iter().find(|&n| shrink >= f64::from(n)).unwrap_or(1);
-    if n > 1 && shrink.floor() as u32 == n {
-        n /= 2;
-    }
-    while n > 1 && (w.div_ceil(n) < plan.scaled.width || h.div_ceil(n) < plan.scaled.height) {
-        n /= 2;
-    }
-    n
+    steps_for(transform, full, Orientation::NoTransforms, None, u64::MAX).map_or(1, |(steps, _)| shrink_for(&steps))
 }
 
-/// The size `render` gives a source whose upright size is `source`: `crop`, then `rot`'s canvas, then the
-/// resize plan (sharp's geometry), then the border. What a render must produce, computed without pixels;
-/// a `crop` outside the source is the error `render` reports for it.
+/// The size `render` gives a source whose upright size is `source`, computed without pixels by the steps
+/// themselves; a `crop` outside the source is the error `render` reports for it.
 pub fn output_size(transform: &Transform, source: Size) -> Result<Size, PipelineError> {
-    let (mut width, mut height) = (source.width, source.height);
-    if let Some(crop) = transform.crop {
-        if !crop.lies_inside(width, height) {
-            return Err(PipelineError::CropOutside { crop, width, height });
-        }
-        (width, height) = (crop.width, crop.height);
-    }
-    (width, height) = ops::rotated_size(width, height, transform.rotation);
-    let plan = plan_resize(width, height, transform.width, transform.height, transform.fit);
-    let grow = transform.border.map_or(0, |b| b.width.saturating_mul(2));
-    Ok(Size::new(plan.output.width.saturating_add(grow), plan.output.height.saturating_add(grow)))
+    steps_for(transform, source, Orientation::NoTransforms, None, u64::MAX).map(|(_, size)| size)
 }

@@ -15,7 +15,7 @@ use libwebp_sys as sys;
 
 use crate::{
     PipelineError,
-    yuv::{Yuv420, YuvPlanes},
+    codecs::yuv::{Yuv420, YuvPlanes},
 };
 
 /// JFIF luma (0–255) → VP8 luma (16–235): `16 + y × 219 / 255`, rounded.

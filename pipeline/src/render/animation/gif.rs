@@ -6,7 +6,7 @@
 use image::RgbaImage;
 
 use super::Loops;
-use crate::{PipelineError, geometry::Size, gif::palette};
+use crate::{PipelineError, codecs::gif::palette, geometry::Size};
 
 pub(super) struct GifAnimation {
     encoder: ::gif::Encoder<Vec<u8>>,

@@ -6,7 +6,7 @@
 
 use image::DynamicImage;
 
-use crate::{PipelineError, geometry::Size, isobmff::children};
+use crate::{PipelineError, codecs::isobmff::children, geometry::Size};
 
 /// One transformative property.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

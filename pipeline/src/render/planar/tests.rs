@@ -4,33 +4,33 @@ use super::*;
 use crate::{
     options::RenderOptions,
     params::{Fit, Transform},
-    plan::{RenderPath, Target},
+    render::plan::{RenderPath, RenderPlan, Target},
     source::{Probe, SourceFormat},
 };
 
-/// The plan for `transform` of `source`, when it takes one of `paths`.
+/// The plan for `transform` of `source` and its probe, when its path is one `taken` accepts.
 fn plan_taking(
     source: &[u8],
     transform: &Transform,
     target: Target,
     options: &RenderOptions,
-    paths: &[RenderPath],
-) -> Option<RenderPlan> {
+    taken: impl Fn(&RenderPath) -> bool,
+) -> Option<(Probe, RenderPlan)> {
     let probe = Probe::read(source, options).ok()?;
-    RenderPlan::new(&probe, transform, target, options).ok().filter(|plan| paths.contains(&plan.path))
+    let plan = RenderPlan::new(&probe, transform, target, options).ok().filter(|plan| taken(&plan.path))?;
+    Some((probe, plan))
 }
 
 /// What the planar paths would do for `transform` on a JPEG of `full` size, when the resize scales.
-fn planned(transform: &Transform, full: Size) -> Option<PlanarPlan> {
+fn planned(transform: &Transform, full: Size) -> Option<PlanarResize> {
     let resize =
-        crate::resize_plan::plan_resize(full.width, full.height, transform.width, transform.height, transform.fit)
+        crate::steps::resize::plan_resize(full.width, full.height, transform.width, transform.height, transform.fit)
             .with_gravity(transform.gravity);
     let kept = resize.crop.unwrap_or(Rect { x: 0, y: 0, width: resize.scaled.width, height: resize.scaled.height });
     if !resize.scales() || kept.width == 0 || kept.height == 0 {
         return None;
     }
-    let shrink = crate::plan::shrink_on_load(transform, full) as usize;
-    Some(PlanarPlan { shrink, scaled: resize.scaled, kept, resize })
+    Some(PlanarResize::new(&resize, crate::render::plan::shrink_on_load(transform, full)))
 }
 
 /// The planar render, when the plan takes it.
@@ -40,8 +40,11 @@ fn render_planar(
     target: Target,
     options: &RenderOptions,
 ) -> Option<Result<Rendered, PipelineError>> {
-    let plan = plan_taking(source, transform, target, options, &[RenderPath::Planar])?;
-    render(source, &plan, options.parallel, &Deadline::of(options, &crate::Cancellation::new()))
+    let (probe, plan) =
+        plan_taking(source, transform, target, options, |path| matches!(path, RenderPath::Planar { .. }))?;
+    let RenderPath::Planar { resize, quality } = &plan.path else { return None };
+    let deadline = Deadline::of(options, &crate::Cancellation::new());
+    Some(render(source, &probe, resize, (plan.output, *quality), options, &deadline))
 }
 
 /// The planar steps into RGB, when the plan takes a planar path (both start with them).
@@ -51,8 +54,11 @@ fn rgb_steps(
     target: Target,
     options: &RenderOptions,
 ) -> Option<Result<DynamicImage, PipelineError>> {
-    let plan = plan_taking(source, transform, target, options, &[RenderPath::Planar, RenderPath::PlanarThenRgb])?;
-    resized_rgb(source, &plan, options.parallel)
+    let (probe, plan) = plan_taking(source, transform, target, options, |path| {
+        matches!(path, RenderPath::Planar { .. } | RenderPath::PlanarThenRgb(_))
+    })?;
+    let (RenderPath::Planar { resize, .. } | RenderPath::PlanarThenRgb(resize)) = &plan.path else { return None };
+    Some(resized_rgb(source, &probe, resize, options))
 }
 
 fn jpeg(w: u32, h: u32, subsamp: Subsamp) -> Vec<u8> {
@@ -63,7 +69,7 @@ fn jpeg(w: u32, h: u32, subsamp: Subsamp) -> Vec<u8> {
             (128.0 + 100.0 * (x as f32 / 37.0).sin() * (y as f32 / 23.0).cos()) as u8,
         ])
     });
-    crate::test_jpeg::encode(&image, 95, subsamp)
+    crate::codecs::test_jpeg::encode(&image, 95, subsamp)
 }
 
 fn general(source: &[u8], query: &str) -> DynamicImage {
@@ -181,7 +187,7 @@ fn webp_from_the_planes_has_every_size_and_the_jpegs_pixels() {
 /// first), for every fit, padded `contain` included, odd sides, and every shrink-on-load factor.
 #[test]
 fn the_rgb_steps_match_decoding_to_rgb_then_resizing() {
-    let large = crate::test_jpeg::photo(1600, 1200, 90);
+    let large = crate::codecs::test_jpeg::photo(1600, 1200, 90);
     let odd = jpeg(1001, 667, Subsamp::Sub2x2);
     for (source, query) in [
         (&odd, "w=300"),
@@ -255,9 +261,9 @@ fn a_webp_beyond_its_side_limit_is_the_requests_error_on_this_path_too() {
 
 #[test]
 fn a_large_jpeg_decoded_on_two_threads_matches_the_general_path() {
-    let source = crate::test_jpeg::photo(1600, 1200, 90);
+    let source = crate::codecs::test_jpeg::photo(1600, 1200, 90);
     assert!(
-        crate::split_jpeg::splits(&source),
+        crate::codecs::split_jpeg::splits(&source),
         "{} bytes: big enough for the entropy decoding to be split",
         source.len()
     );
@@ -274,7 +280,7 @@ fn a_large_jpeg_decoded_on_two_threads_matches_the_general_path() {
 
 #[test]
 fn one_core_or_two_the_output_is_the_same() {
-    let source = crate::test_jpeg::photo(1600, 1200, 90);
+    let source = crate::codecs::test_jpeg::photo(1600, 1200, 90);
     let single = RenderOptions { parallel: false, ..RenderOptions::default() };
     for target in [Target::Source, Target::Format(OutputFormat::Webp)] {
         for query in ["w=400&q=85", "w=150&h=150&fit=cover&q=85", "w=801&q=70", "h=97&q=90"] {
@@ -296,7 +302,7 @@ fn every_window_lies_inside_its_plane() {
     let mut checked = 0u64;
     let mut check = |full: Size, transform: &Transform| {
         let Some(planned) = planned(transform, full) else { return };
-        let factor = ScalingFactor::new(1, planned.shrink);
+        let factor = ScalingFactor::new(1, planned.shrink as usize);
         let decoded = (factor.scale(full.width as usize), factor.scale(full.height as usize));
         let padded = (decoded.0.next_multiple_of(2), decoded.1.next_multiple_of(2));
         let (luma, chroma) = plane_windows(decoded, padded, planned.scaled, planned.kept);
@@ -378,4 +384,54 @@ fn anything_else_takes_the_general_path() {
         |max_pixels, max_output_pixels| RenderOptions { max_pixels, max_output_pixels, ..RenderOptions::default() };
     assert!(render_planar(&source, &q, Target::Source, &budget(1_000, u64::MAX)).is_none(), "over the pixel budget");
     assert!(render_planar(&source, &q, Target::Source, &budget(u64::MAX, 1_000)).is_none(), "over the output budget");
+}
+
+/// A JPEG libjpeg-turbo refuses (here cut short: it reports the warning as a failure) still renders on
+/// the planar path the plan chose from its headers, from the general decoder's pixels, as the general
+/// path renders it: same outcome, same size, nearly the same pixels.
+#[test]
+fn a_jpeg_libjpeg_turbo_refuses_still_renders_on_the_path_the_plan_chose() {
+    let whole = jpeg(400, 300, Subsamp::Sub2x2);
+    let cut = &whole[..whole.len() * 3 / 4];
+    assert!(Decompressor::new().unwrap().decompress_to_yuv(cut, yuv_buffer(400, 300).as_deref_mut()).is_err());
+    for query in ["w=100&q=80", "w=100&h=100&fit=cover&format=png"] {
+        let planned = planar_as_result(cut, query, Target::Source);
+        let general = crate::render::render_general(
+            cut,
+            &Transform::from_query(query).unwrap(),
+            Target::Source,
+            RenderOptions::default(),
+        );
+        let (planned, general) = match (planned, general) {
+            (Ok(planned), Ok(general)) => (planned, general),
+            (planned, general) => {
+                assert_eq!(planned.is_ok(), general.is_ok(), "{query}: {planned:?} against {general:?}");
+                continue;
+            }
+        };
+        assert_eq!((planned.width, planned.height), (general.width, general.height), "{query}");
+        let decoded = |bytes: &[u8]| crate::decode::decode(bytes, u64::MAX).unwrap().0.to_rgb8().into_raw();
+        let difference = mean_difference(&decoded(&planned.bytes), &decoded(&general.bytes));
+        assert!(difference < 3.0, "{query}: mean difference {difference}");
+    }
+}
+
+/// An RGB picture turned into planes is what libjpeg-turbo decodes a JPEG of it into, within rounding.
+#[test]
+fn planes_of_rgb_match_libjpeg_turbos_planes() {
+    for (w, h) in [(64, 48), (33, 17), (1, 1)] {
+        let source = jpeg(w, h, Subsamp::Sub2x2);
+        let mut turbo = yuv_buffer(w as usize, h as usize);
+        Decompressor::new().unwrap().decompress_to_yuv(&source, turbo.as_deref_mut()).unwrap();
+        let rgb = crate::decode::decode(&source, u64::MAX).unwrap().0.to_rgb8();
+        let ours = planes_of_rgb(&rgb);
+        assert_eq!((ours.width, ours.height), (w as usize, h as usize));
+        let difference = mean_difference(&ours.pixels, &turbo.pixels);
+        assert!(difference < 2.0, "{w}x{h}: mean difference {difference}");
+    }
+}
+
+fn yuv_buffer(width: usize, height: usize) -> YuvImage<Vec<u8>> {
+    let len = turbojpeg::yuv_pixels_len(width, 1, height, Subsamp::Sub2x2).unwrap();
+    YuvImage { pixels: vec![0; len], width, align: 1, height, subsamp: Subsamp::Sub2x2 }
 }
