@@ -5,8 +5,8 @@ use std::{io, sync::Arc, time::Duration};
 
 use poem::http::HeaderValue;
 use shutterbox_api::{
-    App, Backends, ClientAddresses, ColdRenderThrottle, DeletionBroadcast, DeliveryAccess, KeysError, RateLimiter,
-    Settings, UrlSigningKeys,
+    API_PREFIX, App, Backends, ClientAddresses, ColdRenderThrottle, DeletionBroadcast, DeliveryAccess, KeysError,
+    RateLimiter, STORAGE_UPLOAD, Settings, UrlSigningKeys,
     keys::{self, MintedKey},
     rate_limit::InProcessLimiter,
     server::{self, ConnectionLimits},
@@ -130,10 +130,10 @@ impl Application {
         let local = listener.local_addr().map_err(listen_error)?;
         let public_url =
             config.public_url.clone().unwrap_or_else(|| format!("http://{local}")).trim_end_matches('/').to_owned();
-        let base_url = format!("{public_url}/v1");
+        let base_url = format!("{public_url}{API_PREFIX}");
 
         let metadata = open_metadata(&config.backend).await?;
-        let store = open_store(&config.backend, format!("{public_url}/storage")).await?;
+        let store = open_store(&config.backend, STORAGE_UPLOAD.url(&public_url, &[])).await?;
         let queue = open_queue(&config.backend).await?;
         let limiter: Arc<dyn RateLimiter> = match &queue.redis {
             Some(redis) => Arc::new(RedisLimiter::new(config.rate_limit, redis.clone())),

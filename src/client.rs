@@ -10,6 +10,7 @@ use bytes::Bytes;
 use reqwest::{Client, Method, StatusCode};
 use serde::{Deserialize, Serialize, de::DeserializeOwned};
 use serde_json::{Value, json};
+use shutterbox_api::API_PREFIX;
 use shutterbox_model::MediaFormat;
 
 /// Why a call did not succeed.
@@ -83,7 +84,7 @@ impl ApiClient {
 
     /// The same over an HTTP client of the caller's (its pool, timeouts, proxies).
     pub fn with_http(http: Client, url: &str, key: &str) -> Self {
-        let base = format!("{}/v1", url.trim_end_matches('/').trim_end_matches("/v1"));
+        let base = format!("{}{API_PREFIX}", url.trim_end_matches('/').trim_end_matches(API_PREFIX));
         Self { http, base, key: key.to_owned() }
     }
 

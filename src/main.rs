@@ -17,7 +17,7 @@ use shutterbox::{
     Application, BackendConfig, Config, open_metadata,
     worker_process::{WorkerConfig, WorkerProcess},
 };
-use shutterbox_api::keys;
+use shutterbox_api::{API_PREFIX, CONSOLE, HEALTHZ, METRICS, keys, openapi::DOCS};
 use shutterbox_model::{AccountName, KeyId, Scope};
 
 #[global_allocator]
@@ -263,7 +263,9 @@ async fn serve(config: Config) -> Result<(), String> {
         show_bootstrap_key(key, &data_dir)?;
     }
     let url = app.public_url();
-    tracing::info!(url = %url, "shutterbox is serving; API at {url}/v1, docs at {url}/v1/docs, console at {url}/console/");
+    let api = format!("{url}{API_PREFIX}");
+    let (docs, console) = (DOCS.url(&api, &[]), CONSOLE.url(url, &[]));
+    tracing::info!(url = %url, "shutterbox is serving; API at {api}, docs at {docs}, console at {console}/");
     app.run_until(shutdown_signal()).await.map_err(|e| e.to_string())
 }
 
@@ -310,7 +312,8 @@ async fn worker(config: WorkerConfig) -> Result<(), String> {
     let concurrency = config.concurrency;
     let process = WorkerProcess::build(config).await.map_err(|e| e.to_string())?;
     let probes = process.probe_addr();
-    tracing::info!(concurrency, "shutterbox worker is running jobs; /healthz and /metrics at http://{probes}");
+    let (healthz, metrics) = (HEALTHZ.prefix(), METRICS.prefix());
+    tracing::info!(concurrency, "shutterbox worker is running jobs; {healthz} and {metrics} at http://{probes}");
     process.run_until(shutdown_signal()).await.map_err(|e| e.to_string())
 }
 

@@ -7,7 +7,7 @@ use std::{io, net::SocketAddr, sync::Arc, time::Duration};
 
 use poem::{EndpointExt, Route, handler, web::Data};
 use shutterbox_api::{
-    job_metrics, live,
+    HEALTHZ, METRICS, job_metrics, live,
     server::{self, ConnectionLimits},
     store_metrics,
 };
@@ -124,7 +124,8 @@ impl WorkerProcess {
         let (stop, stopped) = watch::channel(false);
         let sweeper = tokio::spawn(self.sweeper.run(self.sweep_interval, stopped.clone()));
         let jobs = tokio::spawn(self.worker.run(self.concurrency, stopped, self.job_drain));
-        let probes = Route::new().at("/healthz", live).at("/metrics", metrics).data(self.probe);
+        // The API's probe paths, answered with the worker's own state.
+        let probes = Route::new().at(HEALTHZ.prefix(), live).at(METRICS.prefix(), metrics).data(self.probe);
         let shutdown = async move {
             shutdown.await;
             let _ = stop.send(true);
@@ -154,9 +155,10 @@ async fn bind_probes(listen: &str) -> Result<TcpListener, StartError> {
     interface.set_port(0);
     let listener = TcpListener::bind(interface).await.map_err(listen_error)?;
     if let Ok(taken) = listener.local_addr() {
+        let (health_path, metrics_path) = (HEALTHZ.prefix(), METRICS.prefix());
         tracing::warn!(
-            "{listen} (SHUTTERBOX_WORKER_LISTEN) is in use, by another worker on this host perhaps: /healthz and \
-             /metrics are on {taken} instead"
+            "{listen} (SHUTTERBOX_WORKER_LISTEN) is in use, by another worker on this host perhaps: {health_path} \
+             and {metrics_path} are on {taken} instead"
         );
     }
     Ok(listener)

@@ -4,13 +4,15 @@
 //! `w=` in a query), each comes from its row of the parameter table (`pipeline/src/params.rs`). Read with
 //! `syn` from every member's `src/`, test code left out (test modules, `#[cfg(test)]` items, `tests.rs` and
 //! `*_tests.rs` files, the pipeline's `samples/`) and so are comments: a literal that is one of these fails
-//! the test with the file and the literal.
+//! the test with the file and the literal. The same holds for routes: a path of a route (`/v1/file/`) is
+//! written in its row (a `static …: RouteSpec`) alone, and every row is listed in the router's `ROUTES`.
 
 // A test fails by panicking: unwrap and expect are how it says so (the workspace denies them elsewhere).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::{Path, PathBuf};
 
+use shutterbox_api::ROUTES;
 use shutterbox_model::MEDIA_FORMATS;
 use shutterbox_pipeline::PARAMS;
 use syn::visit::Visit;
@@ -49,10 +51,18 @@ fn is_test(attrs: &[syn::Attribute]) -> bool {
 enum Word {
     Media,
     Parameter,
+    /// A route's path (its part before the first parameter) in a literal outside its row.
+    RoutePath,
+    /// The operation id of a route's row (`static DELIVER_FILE: RouteSpec = …`).
+    Row,
 }
 
 struct Literals<'a> {
     extensions: &'a [String],
+    /// Every route's path up to its first parameter.
+    route_prefixes: &'a [String],
+    /// Inside a route's row, where its paths are written.
+    in_row: bool,
     found: Vec<(Word, String)>,
 }
 
@@ -74,7 +84,27 @@ impl Literals<'_> {
         if sets_parameter(text) || (!in_macro && PARAMS.iter().any(|spec| spec.name == text)) {
             self.found.push((Word::Parameter, text.to_owned()));
         }
+        if !self.in_row && self.route_prefixes.iter().any(|prefix| text.contains(prefix.as_str())) {
+            self.found.push((Word::RoutePath, text.to_owned()));
+        }
     }
+}
+
+/// The operation id a route's row writes, if `item` is one.
+fn row_operation_id(item: &syn::ItemStatic) -> Option<String> {
+    let syn::Type::Path(ty) = item.ty.as_ref() else { return None };
+    if ty.path.segments.last()?.ident != "RouteSpec" {
+        return None;
+    }
+    let syn::Expr::Struct(row) = item.expr.as_ref() else { return None };
+    row.fields.iter().find_map(|field| match (&field.member, &field.expr) {
+        (syn::Member::Named(name), syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(id), .. }))
+            if name == "operation_id" =>
+        {
+            Some(id.value())
+        }
+        _ => None,
+    })
 }
 
 impl<'ast> Visit<'ast> for Literals<'_> {
@@ -90,9 +120,19 @@ impl<'ast> Visit<'ast> for Literals<'_> {
             syn::Item::Use(item) => &item.attrs,
             _ => return syn::visit::visit_item(self, item),
         };
-        if !is_test(attrs) {
-            syn::visit::visit_item(self, item);
+        if is_test(attrs) {
+            return;
         }
+        let row = match item {
+            syn::Item::Static(item) => row_operation_id(item),
+            _ => None,
+        };
+        if let Some(id) = &row {
+            self.found.push((Word::Row, id.clone()));
+        }
+        self.in_row = row.is_some();
+        syn::visit::visit_item(self, item);
+        self.in_row = false;
     }
     fn visit_impl_item_fn(&mut self, item: &'ast syn::ImplItemFn) {
         if !is_test(&item.attrs) {
@@ -118,6 +158,10 @@ impl<'ast> Visit<'ast> for Literals<'_> {
                     _ => {}
                 }
             }
+        }
+        // `include_str!("assets/console.js")` names a file of the source tree, not a value.
+        if mac.path.segments.last().is_some_and(|name| name.ident.to_string().starts_with("include")) {
+            return;
         }
         let mut found = Vec::new();
         strings(mac.tokens.clone(), &mut found);
@@ -146,6 +190,7 @@ fn literals_by_file() -> Vec<(String, Vec<(Word, String)>)> {
     let workspace = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let extensions: Vec<String> =
         MEDIA_FORMATS.iter().flat_map(|info| info.extensions.iter().map(|e| (*e).to_owned())).collect();
+    let route_prefixes: Vec<String> = ROUTES.iter().map(|spec| spec.prefix().to_owned()).collect();
     let manifest = std::fs::read_to_string(workspace.join("Cargo.toml")).unwrap();
     let line = manifest.lines().find(|line| line.starts_with("members")).expect("a members line");
     let members =
@@ -159,7 +204,8 @@ fn literals_by_file() -> Vec<(String, Vec<(Word, String)>)> {
             let relative = file.strip_prefix(&workspace).unwrap().display().to_string();
             let parsed =
                 syn::parse_file(&std::fs::read_to_string(&file).unwrap()).unwrap_or_else(|e| panic!("{relative}: {e}"));
-            let mut literals = Literals { extensions: &extensions, found: Vec::new() };
+            let mut literals =
+                Literals { extensions: &extensions, route_prefixes: &route_prefixes, in_row: false, found: Vec::new() };
             literals.visit_file(&parsed);
             (relative, literals.found)
         })
@@ -196,6 +242,28 @@ fn no_production_code_writes_a_parameter_name_of_its_own() {
     let (found, in_table) = outside(Word::Parameter, PARAM_TABLE, &NOT_PARAMETERS);
     assert_eq!(in_table, PARAMS.len(), "each row writes its name once, and nothing else in the table does");
     assert!(found.is_empty(), "parameter names outside the parameter table:\n{}", found.join("\n"));
+}
+
+/// A route is its row and its line in `ROUTES`: no other production code writes one of its paths (URLs are
+/// built with the row's `url`, paths matched with its `prefix`), and a row the router does not list fails.
+#[test]
+fn routes_are_their_rows() {
+    let (mut found, mut rows) = (Vec::new(), Vec::new());
+    for (file, literals) in literals_by_file() {
+        for (word, literal) in literals {
+            match word {
+                Word::RoutePath => found.push(format!("{file}: {literal:?}")),
+                Word::Row => rows.push(literal),
+                Word::Media | Word::Parameter => {}
+            }
+        }
+    }
+    assert!(found.is_empty(), "route paths outside their rows:\n{}", found.join("\n"));
+    let mut listed: Vec<String> = ROUTES.iter().map(|spec| spec.operation_id.to_owned()).collect();
+    rows.sort();
+    listed.sort();
+    assert!(rows.len() >= 12, "the reader finds the rows: {rows:?}");
+    assert_eq!(rows, listed, "the rows written and the rows the router lists");
 }
 
 #[test]

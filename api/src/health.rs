@@ -3,13 +3,46 @@
 
 use std::sync::Arc;
 
-use poem::{handler, http::StatusCode, web::Data, web::Json};
+use poem::{EndpointExt, handler, http::StatusCode, web::Data, web::Json};
 use serde_json::{Value, json};
 
 use shutterbox_queue::{JobQueue, JobStats};
 use shutterbox_variants::StoreStats;
 
-use crate::state::AppState;
+use crate::{
+    http::route::{GET_HEAD, MethodCheck, RouteSpec},
+    state::AppState,
+};
+
+/// `/healthz`: the process answers.
+pub static HEALTHZ: RouteSpec = RouteSpec {
+    paths: &["/healthz"],
+    methods: GET_HEAD,
+    method_check: MethodCheck::Router,
+    operation_id: "healthz",
+    documented: false,
+    handler: |_| live.map_to_response().boxed(),
+};
+
+/// `/readyz`: the process and its backends answer.
+pub static READYZ: RouteSpec = RouteSpec {
+    paths: &["/readyz"],
+    methods: GET_HEAD,
+    method_check: MethodCheck::Router,
+    operation_id: "readyz",
+    documented: false,
+    handler: |_| ready.map_to_response().boxed(),
+};
+
+/// `/metrics`.
+pub static METRICS: RouteSpec = RouteSpec {
+    paths: &["/metrics"],
+    methods: GET_HEAD,
+    method_check: MethodCheck::Router,
+    operation_id: "metrics",
+    documented: false,
+    handler: |_| metrics.map_to_response().boxed(),
+};
 
 #[handler]
 pub async fn live() -> Json<Value> {

@@ -30,11 +30,15 @@ use shutterbox_queue::{JobQueue, JobStats};
 use shutterbox_storage::ObjectStore;
 use shutterbox_variants::Variants;
 
+pub use console::CONSOLE;
 pub use delivery::{DeliveryAccess, KeysError, Presets, UrlSigningKeys};
-pub use health::{job_metrics, live, store_metrics};
+pub use health::{HEALTHZ, METRICS, job_metrics, live, store_metrics};
+pub use http::route::{API_PREFIX, RouteSpec};
 pub use http::server;
 pub use rate_limit::{RateLimitSpec, RateLimiter};
+pub use router::ROUTES;
 pub use state::{DEFAULT_MAX_JSON_BYTES, DEFAULT_MAX_WARM_ITEMS, DeletionBroadcast, Settings};
+pub use storage::STORAGE_UPLOAD;
 pub use throttle::{ClientAddresses, ColdRenderThrottle};
 
 use crate::{

@@ -17,15 +17,16 @@
 
 use std::sync::LazyLock;
 
+use poem::{EndpointExt, IntoResponse, endpoint::make_sync, web::Html};
 use poem_openapi::OpenApiService;
 use serde_json::{Map, Value, json};
 use shutterbox_model::MediaFormat;
 use shutterbox_pipeline::{PARAMS, ParamKind, ParamSpec};
 
 use crate::{
-    delivery::{PRESET, THUMBNAIL_PRESET},
-    http::table::Route,
-    manage::resumable,
+    delivery::{DELIVER_FILE, DELIVER_RAW, GET_THUMBNAIL, PRESET, THUMBNAIL_PRESET},
+    http::route::{GET_HEAD, MethodCheck, RouteSpec},
+    manage::resumable::{self, RESUMABLE_UPLOAD, RESUMABLE_UPLOADS},
     manage::{FilesApi, FoldersApi, KeyApi, KeysApi, TransformApi, UploadApi, WarmApi, transform_request_example},
 };
 
@@ -43,6 +44,32 @@ pub fn service() -> OpenApiService<Apis, ()> {
     )
     .server("/v1")
 }
+
+/// `/v1/openapi.json`: the document.
+pub static OPENAPI_DOCUMENT: RouteSpec = RouteSpec {
+    paths: &["/v1/openapi.json"],
+    methods: GET_HEAD,
+    method_check: MethodCheck::Router,
+    operation_id: "openapiDocument",
+    documented: false,
+    handler: |_| {
+        let spec = spec_json();
+        make_sync(move |_| spec.clone().with_content_type(JSON)).map_to_response().boxed()
+    },
+};
+
+/// `/v1/docs`: Swagger UI over the document.
+pub static DOCS: RouteSpec = RouteSpec {
+    paths: &["/v1/docs", "/v1/docs/"],
+    methods: GET_HEAD,
+    method_check: MethodCheck::Router,
+    operation_id: "docs",
+    documented: false,
+    handler: |_| {
+        let docs = swagger_ui_html();
+        make_sync(move |_| Html(docs.clone())).map_to_response().boxed()
+    },
+};
 
 /// What the OpenAPI operations declare (paths and methods), for the router's `Allow` table.
 pub fn operations() -> Vec<poem_openapi::registry::MetaApi> {
@@ -94,7 +121,7 @@ fn complete(document: &mut Value) {
             let Some(path) = route.document_path() else { continue };
             // The row's operation id, unless the operation names its own (a route of several methods).
             if operation.get("operationId").is_none() {
-                operation["operationId"] = route.operation_id().into();
+                operation["operationId"] = route.operation_id.into();
             }
             describe_responses(&mut operation, false);
             let item = paths.entry(path).or_insert_with(|| json!({}));
@@ -356,13 +383,13 @@ fn not_modified() -> Value {
 
 /// The documented public routes (served by plain handlers, `delivery/`): each operation's description here,
 /// its path, method and operation id from the route table.
-fn public_routes(transformation_params: &[Value]) -> Vec<(Route, &'static str, Value)> {
+fn public_routes(transformation_params: &[Value]) -> Vec<(&'static RouteSpec, &'static str, Value)> {
     let mut file_params = vec![stored_path_parameter()];
     file_params.extend_from_slice(transformation_params);
     file_params.extend(signature_parameters());
     let operations = [
         (
-            Route::DeliverFile,
+            &DELIVER_FILE,
             json!({
                 "tags": [DELIVERY_TAG],
                 "summary": "Deliver an image, transformed",
@@ -409,7 +436,7 @@ fn public_routes(transformation_params: &[Value]) -> Vec<(Route, &'static str, V
             }),
         ),
         (
-            Route::DeliverRaw,
+            &DELIVER_RAW,
             json!({
                 "tags": [DELIVERY_TAG],
                 "summary": "Deliver a file's stored bytes",
@@ -435,7 +462,7 @@ fn public_routes(transformation_params: &[Value]) -> Vec<(Route, &'static str, V
             }),
         ),
         (
-            Route::GetThumbnail,
+            &GET_THUMBNAIL,
             json!({
                 "tags": [DELIVERY_TAG],
                 "summary": "Deliver a file's thumbnail",
@@ -538,7 +565,7 @@ fn bodiless(errors: Map<String, Value>) -> Map<String, Value> {
 
 /// The resumable-upload routes (tus 1.0.0, docs/api.md "Resumable uploads"), served by their own handler
 /// (`manage/resumable/`): for tus clients (tus-js-client, Uppy), whose protocol lives in headers.
-fn resumable_routes() -> Vec<(Route, &'static str, Value)> {
+fn resumable_routes() -> Vec<(&'static RouteSpec, &'static str, Value)> {
     let chunk = json!({ resumable::OFFSET_OCTET_STREAM: { "schema": { "type": "string", "format": "binary" } } });
     let key_or_token = json!([{ "AuthorizationHeader": [] }, { "ApiKeyHeader": [] }, {}]);
     let [upload_id, token] = tus_upload_parameters();
@@ -551,14 +578,15 @@ fn resumable_routes() -> Vec<(Route, &'static str, Value)> {
         (503, "A backing service is unavailable; see Retry-After."),
     ];
     let gone = [(404, "No upload at this URL that the key or token may touch."), (410, "The upload expired.")];
-    let options = |route: Route| {
+    // The collection's and an upload's capabilities: the same answer, the upload's with its id.
+    let options = |operation_id: &str, parameters: Value| {
         json!({
             "tags": [RESUMABLE_TAG],
             "summary": "What the tus server supports",
             "description": "tus discovery: the version, extensions, largest upload and checksum algorithms.",
-            "operationId": if route == Route::ResumableUpload { "tusUploadCapabilities" } else { "tusCapabilities" },
+            "operationId": operation_id,
             "security": [],
-            "parameters": if route == Route::ResumableUpload { json!([upload_id.clone()]) } else { json!([]) },
+            "parameters": parameters,
             "responses": {
                 "204": {
                     "description": "What is served.",
@@ -712,12 +740,12 @@ fn resumable_routes() -> Vec<(Route, &'static str, Value)> {
     });
 
     vec![
-        (Route::ResumableUploads, "POST", create),
-        (Route::ResumableUploads, "OPTIONS", options(Route::ResumableUploads)),
-        (Route::ResumableUpload, "HEAD", head),
-        (Route::ResumableUpload, "PATCH", patch),
-        (Route::ResumableUpload, "DELETE", delete),
-        (Route::ResumableUpload, "OPTIONS", options(Route::ResumableUpload)),
+        (&RESUMABLE_UPLOADS, "POST", create),
+        (&RESUMABLE_UPLOADS, "OPTIONS", options("tusCapabilities", json!([]))),
+        (&RESUMABLE_UPLOAD, "HEAD", head),
+        (&RESUMABLE_UPLOAD, "PATCH", patch),
+        (&RESUMABLE_UPLOAD, "DELETE", delete),
+        (&RESUMABLE_UPLOAD, "OPTIONS", options("tusUploadCapabilities", json!([upload_id.clone()]))),
     ]
 }
 
@@ -775,10 +803,10 @@ mod tests {
         for spec in &PARAMS {
             assert_schema_states(spec, &body[spec.name], "TransformRequest");
         }
-        for route in [Route::DeliverFile, Route::DeliverRaw] {
+        for (route, transforms) in [(&DELIVER_FILE, true), (&DELIVER_RAW, false)] {
             let path = route.document_path().unwrap();
             let parameters = document["paths"][&path]["get"]["parameters"].as_array().unwrap();
-            if route == Route::DeliverRaw {
+            if !transforms {
                 assert!(parameters.iter().all(|p| p["in"] == "path"), "{path} takes no transformation");
                 continue;
             }

@@ -1,16 +1,10 @@
-//! The router, the crate's top layer: the OpenAPI service's operations and the table's routes
-//! (`http::table::ROUTES`) mounted on their handlers, each route's responses named with its operation id,
-//! inside the error envelope and the request telemetry (`http/`, the bottom layer).
+//! The router, the crate's top layer: the OpenAPI service's operations and the routes' rows (`ROUTES`, each
+//! written beside its handler) mounted, each route's responses named with its operation id, inside the error
+//! envelope and the request telemetry (`http/`, the bottom layer).
 
 use std::sync::Arc;
 
-use poem::{
-    Endpoint, EndpointExt, IntoEndpoint, IntoResponse, Response, Route as Router,
-    endpoint::{BoxEndpoint, make_sync},
-    http::{Method, StatusCode},
-    middleware::Cors,
-    web::Html,
-};
+use poem::{Endpoint, EndpointExt, IntoEndpoint, Response, Route as Router, endpoint::BoxEndpoint, http::StatusCode};
 use poem_openapi::OperationId;
 
 use crate::{
@@ -20,7 +14,7 @@ use crate::{
     http::{
         allow::AllowTable,
         envelope::envelope,
-        table::{API_PREFIX, ROUTES, Route},
+        route::{API_PREFIX, MethodCheck, Mount, RouteSpec},
         telemetry::observe,
     },
     manage::resumable,
@@ -29,29 +23,22 @@ use crate::{
     storage,
 };
 
-/// The route's handler (each reads the service's state from the request's data).
-fn endpoint(route: Route) -> BoxEndpoint<'static> {
-    match route {
-        Route::DeliverFile => delivery::deliver_file.map_to_response().boxed(),
-        Route::DeliverRaw => delivery::deliver_raw.map_to_response().boxed(),
-        Route::GetThumbnail => delivery::thumbnail.map_to_response().boxed(),
-        Route::StorageUpload => storage::put.map_to_response().boxed(),
-        Route::ResumableUploads => resumable::collection.boxed(),
-        Route::ResumableUpload => resumable::resource.boxed(),
-        Route::OpenapiDocument => {
-            let spec = openapi::spec_json();
-            make_sync(move |_| spec.clone().with_content_type(shutterbox_model::JSON_UTF8)).map_to_response().boxed()
-        }
-        Route::Docs => {
-            let docs = openapi::swagger_ui_html();
-            make_sync(move |_| Html(docs.clone())).map_to_response().boxed()
-        }
-        Route::Healthz => health::live.map_to_response().boxed(),
-        Route::Readyz => health::ready.map_to_response().boxed(),
-        Route::Metrics => health::metrics.map_to_response().boxed(),
-        Route::Console => console::serve.map_to_response().boxed(),
-    }
-}
+/// Every route served beside the OpenAPI operations. A route is its row, beside its handler, and its line
+/// here (`tests/vocabulary.rs` fails on a row that is not listed).
+pub static ROUTES: &[&RouteSpec] = &[
+    &delivery::DELIVER_FILE,
+    &delivery::DELIVER_RAW,
+    &delivery::GET_THUMBNAIL,
+    &storage::STORAGE_UPLOAD,
+    &resumable::RESUMABLE_UPLOADS,
+    &resumable::RESUMABLE_UPLOAD,
+    &openapi::OPENAPI_DOCUMENT,
+    &openapi::DOCS,
+    &health::HEALTHZ,
+    &health::READYZ,
+    &health::METRICS,
+    &console::CONSOLE,
+];
 
 /// Names every response of a route with its operation id, as the OpenAPI service names its operations'
 /// (what telemetry labels the request with).
@@ -69,9 +56,7 @@ fn named(endpoint: BoxEndpoint<'static>, operation_id: &'static str) -> BoxEndpo
 }
 
 /// Refuses a method the route's row does not name with a 405 (the envelope adds the row's `Allow`), so no
-/// handler checks its own. The resumable-upload routes are left to dispatch by method themselves: a tus
-/// client may send its method as `X-HTTP-Method-Override` on a POST, and every tus answer, a refusal
-/// included, carries `Tus-Resumable`.
+/// handler checks its own but those whose row says they do (`MethodCheck::Handler`).
 fn only_its_methods(endpoint: BoxEndpoint<'static>, methods: &'static [&'static str]) -> BoxEndpoint<'static> {
     endpoint
         .before(move |request| async move {
@@ -88,21 +73,6 @@ fn only_its_methods(endpoint: BoxEndpoint<'static>, methods: &'static [&'static 
         .boxed()
 }
 
-/// The resumable-upload endpoints answer browsers of the configured origins (poem's `Cors`, which answers
-/// their preflights and lets them read the TUS headers); with none configured, no CORS header is sent.
-fn resumable_cors(endpoint: BoxEndpoint<'static>, origins: &[String]) -> BoxEndpoint<'static> {
-    if origins.is_empty() {
-        return endpoint;
-    }
-    let cors = Cors::new()
-        .allow_origins(origins.iter().map(String::as_str))
-        .allow_methods([Method::POST, Method::HEAD, Method::PATCH, Method::DELETE, Method::OPTIONS])
-        .allow_headers(resumable::REQUEST_HEADERS)
-        .expose_headers(resumable::RESPONSE_HEADERS)
-        .max_age(86_400);
-    endpoint.with(cors).boxed()
-}
-
 /// Every route of the service over `state`, inside the error envelope and the request telemetry.
 pub fn router(state: Arc<AppState>) -> impl Endpoint {
     let metrics = state.http_metrics.clone();
@@ -110,12 +80,11 @@ pub fn router(state: Arc<AppState>) -> impl Endpoint {
     let api = Arc::new(openapi::service().into_endpoint());
     let mut v1 = Router::new();
     let mut root = Router::new();
+    let mount = Mount { cors_origins: &state.settings.cors_origins };
     for spec in ROUTES {
         for path in spec.paths {
-            let mut endpoint = endpoint(spec.route);
-            if matches!(spec.route, Route::ResumableUploads | Route::ResumableUpload) {
-                endpoint = resumable_cors(endpoint, &state.settings.cors_origins);
-            } else {
+            let mut endpoint = (spec.handler)(&mount);
+            if spec.method_check == MethodCheck::Router {
                 endpoint = only_its_methods(endpoint, spec.methods);
             }
             let endpoint = named(endpoint, spec.operation_id);
@@ -130,7 +99,7 @@ pub fn router(state: Arc<AppState>) -> impl Endpoint {
     let wildcards: Vec<&str> = ROUTES
         .iter()
         .filter(|spec| spec.paths.iter().any(|path| path.contains('*')))
-        .filter_map(|spec| spec.route.prefix().strip_prefix(API_PREFIX))
+        .filter_map(|spec| spec.prefix().strip_prefix(API_PREFIX))
         .collect();
     for path in openapi::operations().into_iter().flat_map(|api| api.paths) {
         if wildcards.iter().any(|prefix| path.path.starts_with(prefix)) {
@@ -147,7 +116,7 @@ pub fn router(state: Arc<AppState>) -> impl Endpoint {
         }
     }
     let v1 = v1.nest("/", api);
-    let allow = Arc::new(AllowTable::new(openapi::operations()));
+    let allow = Arc::new(AllowTable::new(openapi::operations(), ROUTES));
     root.nest(API_PREFIX, v1)
         .data(state)
         .around(move |endpoint, request| envelope(endpoint, allow.clone(), request))
@@ -163,8 +132,25 @@ mod tests {
     use super::*;
 
     #[test]
+    fn operation_ids_and_paths_are_unique() {
+        let mut ids: Vec<&str> = ROUTES.iter().map(|spec| spec.operation_id).collect();
+        let mut paths: Vec<&str> = ROUTES.iter().flat_map(|spec| spec.paths.iter().copied()).collect();
+        let (id_count, path_count) = (ids.len(), paths.len());
+        ids.sort_unstable();
+        ids.dedup();
+        paths.sort_unstable();
+        paths.dedup();
+        assert_eq!((ids.len(), paths.len()), (id_count, path_count));
+        let documented = openapi::operations().into_iter().flat_map(|api| api.paths).flat_map(|path| path.operations);
+        for operation in documented {
+            let id = operation.operation_id.unwrap_or_default();
+            assert!(!ROUTES.iter().any(|spec| spec.operation_id == id), "{id} is a row's and an operation's");
+        }
+    }
+
+    #[test]
     fn routes_name_their_methods() {
-        let table = AllowTable::new(openapi::operations());
+        let table = AllowTable::new(openapi::operations(), ROUTES);
         assert_eq!(table.allowed("/v1/files"), Some("GET"));
         assert_eq!(table.allowed("/v1/files/abc"), Some("DELETE, GET, PATCH"));
         assert_eq!(table.allowed("/v1/upload/confirm"), Some("POST"));
@@ -182,7 +168,7 @@ mod tests {
     /// methods the document gives it: the table and the document cannot disagree.
     #[test]
     fn every_documented_path_allows_its_documented_methods() {
-        let table = AllowTable::new(openapi::operations());
+        let table = AllowTable::new(openapi::operations(), ROUTES);
         let document: serde_json::Value = serde_json::from_str(&crate::openapi::spec_json()).unwrap();
         let paths = document["paths"].as_object().unwrap();
         assert!(paths.len() >= 10, "{paths:?}");
@@ -193,7 +179,7 @@ mod tests {
             // The public delivery routes answer HEAD as well; the document lists their GET.
             let mut documented = ROUTES.iter().filter(|spec| spec.documented);
             if documented.any(|spec| {
-                spec.route.document_path().as_deref() == Some(path.as_str())
+                spec.document_path().as_deref() == Some(path.as_str())
                     && spec.methods.contains(&"GET")
                     && spec.methods.contains(&"HEAD")
             }) {

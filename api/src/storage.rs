@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use futures_util::{StreamExt, TryStreamExt};
 use poem::{
-    Body, Request, Response, handler,
+    Body, EndpointExt, Request, Response, handler,
     http::{StatusCode, header},
     web::Data,
 };
@@ -16,17 +16,30 @@ use shutterbox_storage::{PresignedQuery, UploadRejection};
 
 use crate::{
     error::ApiError,
-    http::{server::body_stalled, table::Route},
+    http::{
+        route::{MethodCheck, RouteSpec},
+        server::body_stalled,
+    },
     state::AppState,
 };
 
+/// `PUT /storage/<object key>`.
+pub static STORAGE_UPLOAD: RouteSpec = RouteSpec {
+    paths: &["/storage/*key"],
+    methods: &["PUT"],
+    method_check: MethodCheck::Router,
+    operation_id: "storageUpload",
+    documented: false,
+    handler: |_| put.map_to_response().boxed(),
+};
+
 #[handler]
-pub async fn put(req: &Request, body: Body, state: Data<&Arc<AppState>>) -> Result<Response, ApiError> {
+async fn put(req: &Request, body: Body, state: Data<&Arc<AppState>>) -> Result<Response, ApiError> {
     let receiver = state
         .store
         .upload_receiver()
         .ok_or_else(|| ApiError::not_found("this server does not receive uploads; use the uploadUrl from presign"))?;
-    let key = req.uri().path().strip_prefix(Route::StorageUpload.prefix()).unwrap_or_default();
+    let key = req.uri().path().strip_prefix(STORAGE_UPLOAD.prefix()).unwrap_or_default();
     let query = PresignedQuery::parse(req.uri().query().unwrap_or(""));
     receiver.verify(key, &query).map_err(rejection_error)?;
     // A URL stays valid after its upload is confirmed; writing again would only leave an orphan behind.

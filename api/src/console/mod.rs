@@ -7,17 +7,28 @@
 use std::sync::Arc;
 
 use poem::{
-    Request, Response, handler,
+    EndpointExt, Request, Response, handler,
     http::{HeaderValue, Method, StatusCode, header},
     web::Data,
 };
 
 use shutterbox_model::MediaFormat;
 
-use crate::{error::ApiError, state::AppState};
+use crate::{
+    error::ApiError,
+    http::route::{GET_HEAD, MethodCheck, RouteSpec},
+    state::AppState,
+};
 
-/// Where the console is mounted; its page is `<PATH>/`, its assets beside it.
-pub const PATH: &str = "/console";
+/// The console: its page is `/console/` (`/console` redirects there), its assets beside it.
+pub static CONSOLE: RouteSpec = RouteSpec {
+    paths: &["/console", "/console/", "/console/:asset"],
+    methods: GET_HEAD,
+    method_check: MethodCheck::Router,
+    operation_id: "console",
+    documented: false,
+    handler: |_| serve.map_to_response().boxed(),
+};
 
 /// A file of the console.
 struct Asset {
@@ -68,21 +79,18 @@ pub fn content_security_policy(public_urls: &[&str]) -> String {
     )
 }
 
-/// `GET|HEAD /console`, `/console/` and `/console/<asset>`.
 #[handler]
-pub async fn serve(req: &Request, state: Data<&Arc<AppState>>) -> Result<Response, ApiError> {
-    if req.method() != Method::GET && req.method() != Method::HEAD {
-        return Err(ApiError::new(StatusCode::METHOD_NOT_ALLOWED, "only GET and HEAD are allowed here"));
-    }
+async fn serve(req: &Request, state: Data<&Arc<AppState>>) -> Result<Response, ApiError> {
     let path = req.original_uri().path();
+    let root = CONSOLE.prefix();
     // The page's links are relative (so the console works under a proxy's prefix): it must end in '/'.
-    if path == PATH {
+    if path == root {
         return Ok(Response::builder()
             .status(StatusCode::PERMANENT_REDIRECT)
-            .header(header::LOCATION, format!("{PATH}/"))
+            .header(header::LOCATION, format!("{root}/"))
             .finish());
     }
-    let name = path.strip_prefix(PATH).and_then(|rest| rest.strip_prefix('/')).unwrap_or_default();
+    let name = path.strip_prefix(root).and_then(|rest| rest.strip_prefix('/')).unwrap_or_default();
     let asset = ASSETS.iter().find(|asset| asset.name == name).ok_or_else(|| ApiError::not_found("no such page"))?;
     let settings = &state.settings;
     let policy = content_security_policy(&[&settings.base_url, &settings.raw_base_url]);

@@ -24,12 +24,14 @@ use shutterbox_storage::ByteRange;
 
 use shutterbox_variants::Keep;
 
-use super::{access::Grant, query::decode_path, responses::CachedResponse, rules::Rendition};
+use super::{
+    DELIVER_FILE, DELIVER_RAW, access::Grant, query::decode_path, responses::CachedResponse, rules::Rendition,
+};
 use crate::{
     error::ApiError,
     http::{
         envelope::add_common_headers,
-        table::Route,
+        route::RouteSpec,
         telemetry::{access_logged, observe_untraced},
     },
     state::AppState,
@@ -49,13 +51,13 @@ pub async fn answer_kept<E: Endpoint>(
 ) -> poem::Result<Response> {
     let started = Instant::now();
     if matches!(*request.method(), Method::GET | Method::HEAD)
-        && request.uri().path().starts_with(Route::DeliverFile.prefix())
+        && request.uri().path().starts_with(DELIVER_FILE.prefix())
         && let Some(hit) = state.responses.get(request.uri().path_and_query().map_or("", |target| target.as_str()))
         && !access_logged()
     {
         let mut response = variant_response(&request, &state, &hit);
         add_common_headers(&mut response);
-        observe_untraced(&state.http_metrics, Route::DeliverFile.operation_id(), &request, &mut response, started);
+        observe_untraced(&state.http_metrics, DELIVER_FILE.operation_id, &request, &mut response, started);
         return Ok(response);
     }
     // Boxed, so that this future stays small: hyper moves each request's future into place, and the whole
@@ -76,7 +78,7 @@ pub async fn deliver_file(req: &Request, state: Data<&Arc<AppState>>) -> Result<
         return Ok(variant_response(req, &state, &hit));
     }
     let generation = state.responses.generation();
-    let path = request_path(req, Route::DeliverFile)?;
+    let path = request_path(req, &DELIVER_FILE)?;
     let query = state.settings.access.read(&path, req.uri().query().unwrap_or(""), now_secs())?;
     let transform = query.transform;
     let located = state.paths.locate(state.metadata.as_ref(), &path).await?.ok_or_else(not_found)?;
@@ -154,7 +156,7 @@ fn not_found() -> ApiError {
 /// `GET|HEAD /v1/raw/<path>`.
 #[handler]
 pub async fn deliver_raw(req: &Request, state: Data<&Arc<AppState>>) -> Result<Response, ApiError> {
-    let path = request_path(req, Route::DeliverRaw)?;
+    let path = request_path(req, &DELIVER_RAW)?;
     let located = state.paths.locate(state.metadata.as_ref(), &path).await?.ok_or_else(not_found)?;
     // Raw URLs name stored paths exactly; the stem match is `/v1/file/`'s alone.
     if located.extension_format.is_some() {
@@ -187,7 +189,7 @@ pub async fn deliver_raw(req: &Request, state: Data<&Arc<AppState>>) -> Result<R
 const RAW_REDIRECT_VALIDITY: std::time::Duration = std::time::Duration::from_secs(3600);
 
 /// The stored path a request names, decoded.
-fn request_path(req: &Request, route: Route) -> Result<String, ApiError> {
+fn request_path(req: &Request, route: &RouteSpec) -> Result<String, ApiError> {
     let not_found = || ApiError::not_found("no file at this path");
     let raw_path = req.original_uri().path().strip_prefix(route.prefix()).ok_or_else(not_found)?;
     decode_path(raw_path).ok_or_else(not_found)

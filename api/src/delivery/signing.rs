@@ -20,8 +20,6 @@ use sha2::Sha256;
 use shutterbox_pipeline::params::param;
 use subtle::ConstantTimeEq;
 
-use crate::http::table::Route;
-
 type HmacSha256 = Hmac<Sha256>;
 
 /// Shortest key accepted: 32 characters, e.g. `openssl rand -hex 32` (64).
@@ -128,7 +126,7 @@ impl UrlSigningKeys {
     /// A delivery URL (`<anything>/v1/file/<path>?<query>`) with its `sig`, and `exp` = `expires` if
     /// given; a `sig` or `exp` it already carries is replaced. Other parameters keep their spelling.
     pub fn sign_url(&self, url: &str, expires: Option<u64>) -> Result<String, SignUrlError> {
-        let prefix = Route::DeliverFile.prefix();
+        let prefix = super::DELIVER_FILE.prefix();
         let (base, query) = url.split_once('?').unwrap_or((url, ""));
         let at = base.find(prefix).ok_or_else(|| SignUrlError::NotDelivery(url.to_owned()))?;
         let path = super::query::decode_path(&base[at + prefix.len()..])

@@ -1,13 +1,12 @@
 //! The `Allow` header of a 405 (RFC 9110 requires it): the methods each route answers, taken once from the
-//! OpenAPI operations' own declarations (poem-openapi's registry, which the router passes in) and from the
-//! route table (`table::ROUTES`). The router hands the table to the error envelope, so the envelope knows
-//! no route.
+//! OpenAPI operations' own declarations (poem-openapi's registry) and from the routes' rows, both of which the
+//! router passes in. The router hands the table to the error envelope, so the envelope knows no route.
 
 use std::collections::BTreeMap;
 
 use poem_openapi::registry::MetaApi;
 
-use super::table::{API_PREFIX, ROUTES};
+use super::route::{API_PREFIX, RouteSpec};
 
 /// One segment of a path template: literal text, any one segment (`{id}`, `:id`) or the rest (`*path`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -53,9 +52,9 @@ fn matches(template: &[Segment], path: &str) -> bool {
 }
 
 impl AllowTable {
-    /// The table of the OpenAPI operations `apis` declare (their paths under the API prefix) and the
-    /// route table's routes.
-    pub fn new(apis: Vec<MetaApi>) -> Self {
+    /// The table of the OpenAPI operations `apis` declare (their paths under the API prefix) and of
+    /// the routes' `rows`.
+    pub fn new(apis: Vec<MetaApi>, rows: &[&RouteSpec]) -> Self {
         let mut operations: BTreeMap<String, Vec<String>> = BTreeMap::new();
         for path in apis.into_iter().flat_map(|api| api.paths) {
             let names = path.operations.iter().map(|operation| operation.method.as_str().to_owned());
@@ -69,7 +68,7 @@ impl AllowTable {
                 (template(&path), names.join(", "))
             })
             .collect();
-        for spec in ROUTES {
+        for spec in rows {
             let mut methods = spec.methods.to_vec();
             methods.sort_unstable();
             for path in spec.paths {

@@ -20,10 +20,15 @@ use super::{
     upload::{ConfirmRequest, ConfirmResponse, PendingUploadObject, PresignRequest},
     warm::{WarmBatchStatus, WarmItemFailure, WarmRequest},
 };
-use crate::{error::ErrorBody, http::table::Route};
+use crate::{
+    delivery::{DELIVER_FILE, DELIVER_RAW, GET_THUMBNAIL},
+    error::ErrorBody,
+    storage::STORAGE_UPLOAD,
+};
 
 const FILE_ID: &str = "0193b8a2-5c4e-7d10-9a2b-6f1e4c3d2b1a";
 const PENDING_ID: &str = "0193b8a2-4f00-7c3e-8e11-2a9b7c6d5e4f";
+const PUBLIC_URL: &str = "https://img.example.com";
 const BASE: &str = "https://img.example.com/v1";
 /// `cat.jpg` in folder `pets` of account `default`.
 const STORED_PATH: &str = "default/pets/cat.jpg";
@@ -45,7 +50,8 @@ impl Example for PendingUploadObject {
     fn example() -> Self {
         Self {
             upload_url: format!(
-                "https://img.example.com/storage/pending/{PENDING_ID}?expires=1764000000&size=245760&signature=9c1e2a…"
+                "{}?expires=1764000000&size=245760&signature=9c1e2a…",
+                STORAGE_UPLOAD.url(PUBLIC_URL, &[&format!("pending/{PENDING_ID}")])
             ),
             pending_upload_id: PENDING_ID.into(),
             expires_in: 3600,
@@ -64,9 +70,9 @@ impl Example for FileObject {
         Self {
             id: FILE_ID.into(),
             name: "cat.jpg".into(),
-            secure_url: Route::DeliverFile.url(BASE, &[STORED_PATH]),
-            secure_thumbnail_url: Route::GetThumbnail.url(BASE, &[FILE_ID]),
-            raw_url: Route::DeliverRaw.url(BASE, &[STORED_PATH]),
+            secure_url: DELIVER_FILE.url(BASE, &[STORED_PATH]),
+            secure_thumbnail_url: GET_THUMBNAIL.url(BASE, &[FILE_ID]),
+            raw_url: DELIVER_RAW.url(BASE, &[STORED_PATH]),
             kind: "image".into(),
             raw_type: MediaFormat::Jpeg.mime().into(),
             size: "240 KB".into(),
@@ -210,7 +216,7 @@ impl Example for OriginalFile {
 impl Example for TransformUrl {
     fn example() -> Self {
         Self {
-            url: format!("{}?{}", Route::DeliverFile.url(BASE, &["default/pets/cat.webp"]), query(webp_400())),
+            url: format!("{}?{}", DELIVER_FILE.url(BASE, &["default/pets/cat.webp"]), query(webp_400())),
             original_file: OriginalFile::example(),
             transformations: json!({ "w": 400, "q": "auto", "format": "webp" }),
         }

@@ -6,7 +6,10 @@ use poem_openapi::Object;
 use shutterbox_metadata::FileRecord;
 use shutterbox_model::{FocalPoint, FolderId, human_size, iso_millis, time_ago};
 
-use crate::{http::table::Route, state::Settings};
+use crate::{
+    delivery::{DELIVER_FILE, GET_THUMBNAIL},
+    state::Settings,
+};
 
 /// A stored file.
 #[derive(Debug, Clone, Object)]
@@ -105,8 +108,8 @@ impl FileObject {
     pub fn new(file: FileRecord, settings: &Settings, now_ms: i64) -> Self {
         let path = encode_path(&file.path.to_string());
         Self {
-            secure_url: Route::DeliverFile.url(&settings.base_url, &[&path]),
-            secure_thumbnail_url: Route::GetThumbnail.url(&settings.base_url, &[file.id.as_str()]),
+            secure_url: DELIVER_FILE.url(&settings.base_url, &[&path]),
+            secure_thumbnail_url: GET_THUMBNAIL.url(&settings.base_url, &[file.id.as_str()]),
             raw_url: format!("{}/{path}", settings.raw_base_url),
             kind: file.kind.as_str().to_owned(),
             raw_type: file.raw_type.to_string(),

@@ -16,7 +16,7 @@ use super::{
     delete::delete,
     file_object::{FileObject, Focus},
 };
-use crate::{auth::Caller, error::ApiError, http::body::JsonBody, http::table::ApiTags, state::AppState};
+use crate::{auth::Caller, error::ApiError, http::body::JsonBody, http::route::ApiTags, state::AppState};
 
 /// What `PATCH /files/{id}` changes; a field left out stays as it is.
 #[derive(Debug, Object, serde::Deserialize)]

@@ -10,7 +10,7 @@ use shutterbox_metadata::FolderRecord;
 use shutterbox_model::{FolderId, Operation};
 
 use super::files::{Pagination, ROOT_FOLDER};
-use crate::{auth::Caller, error::ApiError, http::table::ApiTags, state::AppState};
+use crate::{auth::Caller, error::ApiError, http::route::ApiTags, state::AppState};
 
 /// A folder of the account.
 #[derive(Debug, Clone, Object)]

@@ -8,7 +8,7 @@ use poem::web::Data;
 use poem_openapi::{Object, OpenApi, payload::Json};
 use shutterbox_model::Operation;
 
-use crate::{auth::Caller, error::ApiError, http::table::ApiTags, state::AppState};
+use crate::{auth::Caller, error::ApiError, http::route::ApiTags, state::AppState};
 
 /// The calling key and the rules it works under.
 #[derive(Debug, Object)]

@@ -13,7 +13,7 @@ use shutterbox_model::{AccountName, KeyId, Operation, Scope, clock::now_ms, disp
 use crate::{
     auth::Caller,
     error::ApiError,
-    http::{body::JsonBody, table::ApiTags},
+    http::{body::JsonBody, route::ApiTags},
     keys,
     state::AppState,
 };

@@ -24,12 +24,9 @@ use shutterbox_pipeline::{Format, PARAMS, ParamKind, Transform};
 use super::file_object::encode_path;
 use crate::{
     auth::Caller,
-    delivery::{PRESET, Rendition, SIGNATURE},
+    delivery::{DELIVER_FILE, PRESET, Rendition, SIGNATURE},
     error::ApiError,
-    http::{
-        body::JsonBody,
-        table::{ApiTags, Route},
-    },
+    http::{body::JsonBody, route::ApiTags},
     state::AppState,
 };
 
@@ -208,7 +205,7 @@ impl TransformApi {
             }
             query.finish()
         };
-        let mut url = Route::DeliverFile.url(&state.settings.base_url, &[&encode_path(&path)]);
+        let mut url = DELIVER_FILE.url(&state.settings.base_url, &[&encode_path(&path)]);
         if !query.is_empty() {
             url.push('?');
             url.push_str(&query);

@@ -18,7 +18,7 @@ use super::{
 use crate::{
     auth::Caller,
     error::ApiError,
-    http::{body::JsonBody, table::ApiTags},
+    http::{body::JsonBody, route::ApiTags},
     state::AppState,
 };
 

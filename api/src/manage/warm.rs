@@ -23,7 +23,7 @@ use crate::{
     auth::Caller,
     delivery::{DeliveryAccess, Rendition, query_pairs},
     error::ApiError,
-    http::{body::JsonBody, table::ApiTags},
+    http::{body::JsonBody, route::ApiTags},
     manage::files::Pagination,
     state::AppState,
 };

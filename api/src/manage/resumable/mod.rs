@@ -15,8 +15,11 @@ use std::{io, sync::Arc, time::Duration};
 
 use futures_util::{StreamExt, TryStreamExt};
 use poem::{
-    Body, IntoResponse, Request, Response, handler,
+    Body, EndpointExt, IntoResponse, Request, Response,
+    endpoint::BoxEndpoint,
+    handler,
     http::{Method, StatusCode, header},
+    middleware::Cors,
     web::Data,
 };
 use rand::RngCore;
@@ -35,15 +38,55 @@ use super::{
     confirm::{Confirmed, confirm},
     upload_request::UploadRequest,
 };
-use crate::{auth, error::ApiError, http::table::Route, state::AppState, throttle::AddressBucket};
+use crate::{
+    auth,
+    error::ApiError,
+    http::route::{MethodCheck, Mount, RouteSpec},
+    state::AppState,
+    throttle::AddressBucket,
+};
 
 /// How long a request's write lock lasts unless renewed; it is renewed every third of that while the body
 /// arrives. A process that dies holding it blocks its upload this long at most.
 const LOCK_MS: i64 = 6_000;
 
 /// `POST /v1/uploads/tus` (creation) and `OPTIONS` (what the server supports).
+pub static RESUMABLE_UPLOADS: RouteSpec = RouteSpec {
+    paths: &["/v1/uploads/tus", "/v1/uploads/tus/"],
+    methods: &["POST", "OPTIONS"],
+    method_check: MethodCheck::Handler,
+    operation_id: "createResumableUpload",
+    documented: true,
+    handler: |mount| cors(collection.boxed(), mount),
+};
+
+/// `HEAD`, `PATCH`, `DELETE` (and `OPTIONS`) of `/v1/uploads/tus/<id>`.
+pub static RESUMABLE_UPLOAD: RouteSpec = RouteSpec {
+    paths: &["/v1/uploads/tus/:id"],
+    methods: &["HEAD", "PATCH", "DELETE", "OPTIONS"],
+    method_check: MethodCheck::Handler,
+    operation_id: "resumableUpload",
+    documented: true,
+    handler: |mount| cors(resource.boxed(), mount),
+};
+
+/// The resumable-upload endpoints answer browsers of the configured origins (poem's `Cors`, which answers
+/// their preflights and lets them read the TUS headers); with none configured, no CORS header is sent.
+fn cors(endpoint: BoxEndpoint<'static>, mount: &Mount) -> BoxEndpoint<'static> {
+    if mount.cors_origins.is_empty() {
+        return endpoint;
+    }
+    let cors = Cors::new()
+        .allow_origins(mount.cors_origins.iter().map(String::as_str))
+        .allow_methods([Method::POST, Method::HEAD, Method::PATCH, Method::DELETE, Method::OPTIONS])
+        .allow_headers(REQUEST_HEADERS)
+        .expose_headers(RESPONSE_HEADERS)
+        .max_age(86_400);
+    endpoint.with(cors).boxed()
+}
+
 #[handler]
-pub async fn collection(req: &Request, body: Body, state: Data<&Arc<AppState>>) -> Response {
+async fn collection(req: &Request, body: Body, state: Data<&Arc<AppState>>) -> Response {
     answer(req, async {
         match protocol::method(req)? {
             Method::OPTIONS => Ok(options(&state)),
@@ -51,15 +94,14 @@ pub async fn collection(req: &Request, body: Body, state: Data<&Arc<AppState>>) 
                 protocol::check_version(req.headers())?;
                 create(req, body, &state).await
             }
-            _ => Err(method_not_allowed(Route::ResumableUploads)),
+            _ => Err(method_not_allowed(&RESUMABLE_UPLOADS)),
         }
     })
     .await
 }
 
-/// `HEAD`, `PATCH`, `DELETE` (and `OPTIONS`) of `/v1/uploads/tus/<id>`.
 #[handler]
-pub async fn resource(req: &Request, body: Body, state: Data<&Arc<AppState>>) -> Response {
+async fn resource(req: &Request, body: Body, state: Data<&Arc<AppState>>) -> Response {
     answer(req, async {
         let method = protocol::method(req)?;
         if method == Method::OPTIONS {
@@ -72,7 +114,7 @@ pub async fn resource(req: &Request, body: Body, state: Data<&Arc<AppState>>) ->
             Method::HEAD => head(&state, pending).await,
             Method::PATCH => patch(req, body, &state, pending).await,
             Method::DELETE => terminate(&state, pending).await,
-            _ => Err(method_not_allowed(Route::ResumableUpload)),
+            _ => Err(method_not_allowed(&RESUMABLE_UPLOAD)),
         }
     })
     .await
@@ -113,11 +155,8 @@ fn header_value(text: &str) -> poem::http::HeaderValue {
     poem::http::HeaderValue::from_str(text).unwrap_or(poem::http::HeaderValue::from_static(""))
 }
 
-fn method_not_allowed(route: Route) -> ApiError {
-    ApiError::new(
-        StatusCode::METHOD_NOT_ALLOWED,
-        format!("this tus resource accepts {}", route.spec().methods.join(", ")),
-    )
+fn method_not_allowed(route: &RouteSpec) -> ApiError {
+    ApiError::new(StatusCode::METHOD_NOT_ALLOWED, format!("this tus resource accepts {}", route.methods.join(", ")))
 }
 
 fn options(state: &AppState) -> Response {
@@ -135,7 +174,7 @@ fn token_hash(token: &str) -> String {
 }
 
 fn upload_url(state: &AppState, id: &PendingId) -> String {
-    Route::ResumableUpload.url(&state.settings.base_url, &[id.as_str()])
+    RESUMABLE_UPLOAD.url(&state.settings.base_url, &[id.as_str()])
 }
 
 /// The upload `id`, if the request may touch it: it carries the upload's token, or a key of its account
