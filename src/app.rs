@@ -5,8 +5,8 @@ use std::{io, sync::Arc, time::Duration};
 
 use poem::http::HeaderValue;
 use shutterbox_api::{
-    API_PREFIX, App, Backends, ClientAddresses, ColdRenderThrottle, DeletionBroadcast, DeliveryAccess, KeysError,
-    RateLimiter, STORAGE_UPLOAD, Settings, UrlSigningKeys,
+    API_PREFIX, App, Backends, ClientAddresses, ColdRenderThrottle, DELIVER_RAW, DeletionBroadcast, DeliveryAccess,
+    KeysError, RateLimiter, STORAGE_UPLOAD, Settings, UrlSigningKeys,
     keys::{self, MintedKey},
     rate_limit::InProcessLimiter,
     server::{self, ConnectionLimits},
@@ -148,7 +148,7 @@ impl Application {
                 .raw_base_url
                 .clone()
                 .map(|url| url.trim_end_matches('/').to_owned())
-                .unwrap_or_else(|| format!("{base_url}/raw")),
+                .unwrap_or_else(|| DELIVER_RAW.url(&base_url, &[]).trim_end_matches('/').to_owned()),
             base_url,
             max_upload_bytes: config.max_upload_bytes,
             upload_expiry_secs: config.upload_expiry_secs,

@@ -31,7 +31,7 @@ use shutterbox_storage::ObjectStore;
 use shutterbox_variants::Variants;
 
 pub use console::CONSOLE;
-pub use delivery::{DeliveryAccess, KeysError, Presets, UrlSigningKeys};
+pub use delivery::{DELIVER_RAW, DeliveryAccess, KeysError, Presets, UrlSigningKeys};
 pub use health::{HEALTHZ, METRICS, job_metrics, live, store_metrics};
 pub use http::route::{API_PREFIX, RouteSpec};
 pub use http::server;
