@@ -468,9 +468,12 @@ fn base64(text: &str) -> String {
 #[tokio::test]
 async fn a_connection_past_the_cap_is_answered_503_and_closed() {
     const CAP: usize = 32;
+    // The held connections must outlast the test: with an idle timeout as short as the wait below, a busy
+    // machine that accepted the last connection 2 s after the first had already closed one, served the
+    // last as a normal connection, and the test read nothing.
     let app = TestApp::spawn_processes(|config| {
         config.connections.max_connections = CAP;
-        config.connections.idle_timeout_secs = 2;
+        config.connections.idle_timeout_secs = 60;
     })
     .await;
     let addr = node_addr(&app);
@@ -478,13 +481,13 @@ async fn a_connection_past_the_cap_is_answered_503_and_closed() {
     for _ in 0..CAP {
         held.push(TcpStream::connect(&addr).await.unwrap());
     }
-    // Accepted in order: give the server a moment to take the first CAP.
+    // Accepted in order (one listen queue), so the next is accepted after the first CAP.
     tokio::time::sleep(Duration::from_millis(200)).await;
     let mut past = TcpStream::connect(&addr).await.unwrap();
-    let answered = answer(&mut past, Duration::from_secs(2)).await;
+    let answered = answer(&mut past, Duration::from_secs(10)).await;
     assert!(answered.starts_with("HTTP/1.1 503"), "{answered:?}");
     assert!(answered.contains("Retry-After: 1") && answered.contains("too many open connections"), "{answered}");
-    // Once the held connections go (idle), connections are served again.
+    // Once the held connections go, connections are served again.
     drop(held);
     crate::helpers::eventually(10, "a new connection is served", || async {
         app.client.get(format!("{}/healthz", app.nodes[0])).send().await.is_ok_and(|r| r.status().is_success())
