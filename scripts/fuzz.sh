@@ -35,7 +35,7 @@ seconds=${FUZZ_SECONDS:-60}
 seed=${FUZZ_SEED:-1}
 sanitizer=${FUZZ_SANITIZER:-address}
 targets=("$@")
-((${#targets[@]})) || targets=(params stored_path decode render)
+((${#targets[@]})) || targets=(params stored_path decode render video_facts)
 export RUSTC_BOOTSTRAP=1
 export RUSTFLAGS="${RUSTFLAGS:-} -Coverflow-checks"
 # The same flags for the build and every run, so `cargo fuzz run` finds the targets built.

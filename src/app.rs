@@ -141,7 +141,7 @@ impl Application {
         };
         let cold_renders = cold_render_throttle(&config, queue.redis.as_ref());
         let bootstrap_key = bootstrap(metadata.as_ref()).await?;
-        note_undescribed_images(metadata.as_ref()).await;
+        note_undescribed_files(metadata.as_ref()).await;
 
         let settings = Settings {
             raw_base_url: config
@@ -180,6 +180,9 @@ impl Application {
             .with_admission(RenderAdmission::new(concurrency, config.render_queue));
         if let Some(isolation) = decoder_isolation() {
             variants = variants.with_isolation(isolation);
+        }
+        if let Some(decoder) = config.video.video_decoder() {
+            variants = variants.with_video(decoder);
         }
         if let Some(redis) = &queue.redis {
             variants = variants.with_flight(Arc::new(RenderLeases::new(redis.clone())));
@@ -307,8 +310,8 @@ pub fn signing_keys(list: Option<&str>) -> Result<Option<UrlSigningKeys>, StartE
 /// Says at start-up how many images have no facts or placeholders yet (uploaded before they existed, or
 /// whose description job was lost), and how to make them: the description is a job per image, which an
 /// upgrade does not queue for every stored file on every node's start.
-async fn note_undescribed_images(metadata: &dyn MetadataStore) {
-    match metadata.undescribed_images(None, 0).await {
+async fn note_undescribed_files(metadata: &dyn MetadataStore) {
+    match metadata.undescribed_files(None, 0).await {
         Ok((_, 0)) => {}
         Ok((_, count)) => tracing::warn!(
             count,

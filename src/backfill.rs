@@ -11,7 +11,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use shutterbox::{
     BackendConfig,
     backends::{open_metadata, open_store},
-    config::RenderLimits,
+    config::{RenderLimits, VideoSettings},
 };
 use shutterbox_metadata::MetadataStore;
 use shutterbox_variants::{RenderPool, Variants};
@@ -24,6 +24,8 @@ pub struct BackfillArgs {
     /// Source and output limits of a render (as for `serve`).
     #[command(flatten)]
     limits: RenderLimits,
+    #[command(flatten)]
+    video: VideoSettings,
     /// Images described at once (default: one per core).
     #[arg(long)]
     concurrency: Option<usize>,
@@ -44,8 +46,11 @@ pub async fn run(args: BackfillArgs) -> Result<(), String> {
     if let Some(isolation) = shutterbox::app::decoder_isolation() {
         variants = variants.with_isolation(isolation);
     }
+    if let Some(decoder) = args.video.video_decoder() {
+        variants = variants.with_video(decoder);
+    }
 
-    let (_, total) = metadata.undescribed_images(None, 0).await.map_err(|e| e.to_string())?;
+    let (_, total) = metadata.undescribed_files(None, 0).await.map_err(|e| e.to_string())?;
     let bar = ProgressBar::new(total);
     bar.set_style(
         ProgressStyle::with_template("{spinner} [{elapsed_precise}] {wide_bar} {pos}/{len} images {msg}")
@@ -54,7 +59,7 @@ pub async fn run(args: BackfillArgs) -> Result<(), String> {
     let (mut described, mut unreadable, mut failed) = (0u64, 0u64, 0u64);
     let mut after = None;
     loop {
-        let (page, _) = metadata.undescribed_images(after.as_ref(), PAGE).await.map_err(|e| e.to_string())?;
+        let (page, _) = metadata.undescribed_files(after.as_ref(), PAGE).await.map_err(|e| e.to_string())?;
         let Some(last) = page.last() else { break };
         after = Some(last.id.clone());
         let outcomes: Vec<_> = stream::iter(&page)

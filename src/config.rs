@@ -6,7 +6,7 @@ use std::{path::PathBuf, time::Duration};
 use poem::http::HeaderName;
 use shutterbox_api::{DEFAULT_MAX_JSON_BYTES, Presets, RateLimitSpec, server::ConnectionLimits};
 use shutterbox_pipeline::RenderOptions;
-use shutterbox_variants::StoreBounds;
+use shutterbox_variants::{StoreBounds, VideoDecoder};
 
 /// Where metadata, objects and jobs live. Every backend is embedded unless its setting is given:
 /// `SHUTTERBOX_DATABASE_URL=postgres://…` selects PostgreSQL, `SHUTTERBOX_REDIS_URL` the Redis job queue,
@@ -181,6 +181,44 @@ pub struct RenderLimits {
     pub render_cpu_secs: u64,
 }
 
+/// How videos' frames are decoded (`serve`, `worker` and `backfill` alike).
+#[derive(Debug, Clone, clap::Args)]
+pub struct VideoSettings {
+    /// The `ffmpeg` program videos' frames are decoded with, in child processes held to the render limits
+    /// (docs/formats.md, "Videos"). Without it a video's thumbnail is a placeholder and its frames a 503.
+    #[arg(long, env = "SHUTTERBOX_FFMPEG", default_value = "ffmpeg")]
+    pub ffmpeg: PathBuf,
+
+    /// Longest video whose frames are decoded, in seconds, checked against its headers first (longer → 400
+    /// naming it; the video is still stored and served).
+    #[arg(long, env = "SHUTTERBOX_VIDEO_MAX_SECONDS", default_value_t = 4 * 3600,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub video_max_seconds: u64,
+}
+
+impl Default for VideoSettings {
+    fn default() -> Self {
+        Self { ffmpeg: PathBuf::from("ffmpeg"), video_max_seconds: 4 * 3600 }
+    }
+}
+
+impl VideoSettings {
+    /// What decodes videos' frames: `ffmpeg`, when it runs here (said once at start-up either way).
+    pub fn video_decoder(&self) -> Option<VideoDecoder> {
+        let decoder = VideoDecoder::new(self.ffmpeg.clone(), self.video_max_seconds);
+        match decoder.check() {
+            Ok(version) => {
+                tracing::info!(%version, "video frames are decoded with FFmpeg");
+                Some(decoder)
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "no FFmpeg: videos get placeholder thumbnails and no frames");
+                None
+            }
+        }
+    }
+}
+
 impl Default for RenderLimits {
     fn default() -> Self {
         let options = RenderOptions::default();
@@ -316,6 +354,9 @@ pub struct Config {
     pub limits: RenderLimits,
 
     #[command(flatten)]
+    pub video: VideoSettings,
+
+    #[command(flatten)]
     pub connections: ConnectionConfig,
 
     /// Warming items one account may have queued at once, over all its batches; a batch that would pass it
@@ -391,6 +432,7 @@ impl Config {
             cache_max_age_secs: 86400,
             cache_bytes: 256 * 1024 * 1024,
             limits: RenderLimits::default(),
+            video: VideoSettings::default(),
             connections: ConnectionConfig::default(),
             max_warm_items: shutterbox_api::DEFAULT_MAX_WARM_ITEMS,
             node_id: None,

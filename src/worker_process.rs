@@ -20,7 +20,7 @@ use crate::{
     app::SweepSchedule,
     backends::StartError,
     backends::{open_metadata, open_queue, open_store},
-    config::{BackendConfig, RenderLimits},
+    config::{BackendConfig, RenderLimits, VideoSettings},
     redis::RenderLeases,
 };
 
@@ -42,6 +42,9 @@ pub struct WorkerConfig {
     /// Source and output limits of a render (as for `serve`).
     #[command(flatten)]
     pub limits: RenderLimits,
+
+    #[command(flatten)]
+    pub video: VideoSettings,
 }
 
 #[derive(Clone)]
@@ -85,6 +88,9 @@ impl WorkerProcess {
             .with_store_bounds(config.backend.store_bounds());
         if let Some(isolation) = crate::app::decoder_isolation() {
             variants = variants.with_isolation(isolation);
+        }
+        if let Some(decoder) = config.video.video_decoder() {
+            variants = variants.with_video(decoder);
         }
         // Claimed like the API nodes' renders, so a job and a request for one variant render it once.
         if let Some(redis) = opened.redis {

@@ -137,6 +137,7 @@ impl From<&VariantError> for ApiError {
             VariantError::Throttled { retry_after_secs } => {
                 Self { retry_after: Some(*retry_after_secs), ..Self::new(StatusCode::TOO_MANY_REQUESTS, e.to_string()) }
             }
+            VariantError::NoVideoDecoder => Self::new(StatusCode::SERVICE_UNAVAILABLE, e.to_string()),
             VariantError::Store(e) => e.into(),
             VariantError::Metadata(e) => e.into(),
             other => Self::internal(other),

@@ -21,6 +21,64 @@ impl ImageFacts {
     }
 }
 
+/// What a video's container headers say, read without decoding a frame (docs/api.md, "Video facts").
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VideoFacts {
+    /// The picture's size as it is displayed: the first video track's coded size, turned by the rotation
+    /// of its display matrix; none for a file with no video track (sound alone).
+    pub size: Option<(u32, u32)>,
+    /// Degrees clockwise the coded picture turns to be displayed: 0, 90, 180 or 270.
+    pub rotation: u16,
+    /// In milliseconds, where the container states it.
+    pub duration_ms: Option<u64>,
+    pub frame_rate: Option<FrameRate>,
+    /// FFmpeg's name of the first video track's codec (`h264`, `hevc`, `vp9`, `av1`…), or the container's
+    /// own tag where FFmpeg has no name for it.
+    pub video_codec: Option<String>,
+    /// The first audio track's codec, as `video_codec`; none without sound.
+    pub audio_codec: Option<String>,
+    /// Bits per second over the whole file (its size over its duration), as `ffprobe` reports it.
+    pub bitrate: Option<u64>,
+    /// The video track's frames, where the container states them (MP4, QuickTime and AVI do; Matroska,
+    /// WebM and transport streams do not).
+    pub frame_count: Option<u64>,
+}
+
+/// Frames per second as a fraction, as the container states them (`30000/1001`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FrameRate {
+    pub numerator: u32,
+    pub denominator: u32,
+}
+
+impl FrameRate {
+    /// The fraction in lowest terms, or `None` when either side is zero or it does not fit.
+    pub fn new(numerator: u64, denominator: u64) -> Option<Self> {
+        if numerator == 0 || denominator == 0 {
+            return None;
+        }
+        let divisor = gcd(numerator, denominator);
+        let (mut numerator, mut denominator) = (numerator / divisor, denominator / divisor);
+        // Keep the rate when its terms are too long for 32 bits, to the precision they allow.
+        while numerator > u64::from(u32::MAX) || denominator > u64::from(u32::MAX) {
+            numerator = numerator.div_ceil(2);
+            denominator = denominator.div_ceil(2);
+        }
+        Some(Self { numerator: u32::try_from(numerator).ok()?, denominator: u32::try_from(denominator).ok()? })
+    }
+
+    pub fn per_second(self) -> f64 {
+        f64::from(self.numerator) / f64::from(self.denominator)
+    }
+}
+
+fn gcd(mut a: u64, mut b: u64) -> u64 {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
+}
+
 /// What an image's pixels say, for placeholders and cropping: computed once per file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PixelSummary {
@@ -73,5 +131,14 @@ mod tests {
         }
         assert_eq!(Rgb([0x12, 0xab, 0x00]).hex(), "#12ab00");
         assert_eq!(Rgb::from_u32(0x0100_0000), None);
+    }
+
+    #[test]
+    fn frame_rates_are_kept_in_lowest_terms() {
+        assert_eq!(FrameRate::new(60000, 2002), Some(FrameRate { numerator: 30000, denominator: 1001 }));
+        assert_eq!(FrameRate::new(0, 1), None);
+        assert_eq!(FrameRate::new(1, 0), None);
+        let huge = FrameRate::new(u64::MAX, u64::MAX - 1).unwrap();
+        assert!((huge.per_second() - 1.0).abs() < 1e-6);
     }
 }

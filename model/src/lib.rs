@@ -17,11 +17,11 @@ pub mod sniff;
 
 pub use assembly::{Assembly, Multipart, Part, Tail, TailSlot};
 pub use display::{human_size, iso_millis, time_ago};
-pub use facts::{ImageFacts, PixelSummary, Rgb};
+pub use facts::{FrameRate, ImageFacts, PixelSummary, Rgb, VideoFacts};
 pub use focus::{FOCAL_UNITS, FocalPoint};
 pub use id::{AccountId, BatchId, FileId, FolderId, KeyId, PendingId, VariantDigest};
 pub use key::{ApiKeySecret, KeyHash};
-pub use media::{FileKind, JSON_UTF8, MEDIA_FORMATS, MediaFormat, MediaFormatInfo};
+pub use media::{FileKind, JSON_UTF8, MEDIA_FORMATS, MediaFormat, MediaFormatInfo, VideoContainer};
 pub use object_key::{KeyError, ObjectKey};
 pub use path::{AccountName, FileName, FolderPath, PathError, StoredPath};
 pub use scope::{Operation, Scope};

@@ -62,7 +62,14 @@ pub enum MediaFormat {
     Html,
     Css,
     JavaScript,
+    // 3GPP and QuickTime before MP4: their files list MP4's brands as compatible ones too.
+    ThreeGpp,
+    QuickTime,
     Mp4,
+    Matroska,
+    Webm,
+    Avi,
+    MpegTs,
     /// Bytes of no known format.
     Binary,
 }
@@ -76,11 +83,13 @@ pub enum Signature {
     /// An ISO-BMFF `ftyp` box with one of `strong` as its major or a compatible brand; failing that, one of
     /// `weak`, which gives the row's second media type (a HEIF of no more specific brand is `image/heif`).
     Brands { strong: &'static [&'static [u8; 4]], weak: &'static [&'static [u8; 4]] },
+    /// An EBML header (Matroska's) whose `DocType` is `doctype`, within the first bytes.
+    Ebml { doctype: &'static [u8] },
     /// Text that begins (after a byte-order mark and white space, in any case) with one of `starts` and,
     /// where `contains` is given, holds it somewhere in its first kilobyte.
     Markup { starts: &'static [&'static str], contains: Option<&'static str> },
     /// Nothing in its bytes says so: it is what it is declared to be (text, JSON), or what the `infer`
-    /// crate's matchers recognise (PDF, MP4).
+    /// crate's matchers recognise (PDF).
     Declared,
 }
 
@@ -133,6 +142,35 @@ pub struct MediaFormatInfo {
     /// Whether renders read a full-size JPEG copy of an opaque source instead of the source itself: the
     /// format is decoded only whole, and slowly, where a JPEG is decoded shrunk in its DCT.
     pub working_copy: bool,
+    /// For a video container, how its headers are read (`shutterbox_pipeline::video`) and which FFmpeg
+    /// demuxer its frames are decoded through: named, never guessed from the bytes.
+    pub video: Option<VideoContainer>,
+}
+
+/// The container families whose headers the service reads for a video's facts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum VideoContainer {
+    /// ISO base media: MP4, QuickTime, 3GPP.
+    Isobmff,
+    /// Matroska and WebM (EBML).
+    Matroska,
+    /// RIFF AVI.
+    Avi,
+    /// MPEG transport stream (`.ts`, a camcorder's `.mts`/`.m2ts`).
+    MpegTs,
+}
+
+impl VideoContainer {
+    /// The FFmpeg demuxer that reads it (`ffmpeg -f`), so a file is never probed into another one (a
+    /// playlist demuxer would open what the file names).
+    pub fn demuxer(self) -> &'static str {
+        match self {
+            Self::Isobmff => "mov",
+            Self::Matroska => "matroska",
+            Self::Avi => "avi",
+            Self::MpegTs => "mpegts",
+        }
+    }
 }
 
 /// A row's defaults: a file format the service stores and serves but neither reads nor writes.
@@ -158,6 +196,7 @@ const STORED: MediaFormatInfo = MediaFormatInfo {
     default_output: None,
     max_side: None,
     working_copy: false,
+    video: None,
 };
 
 /// A row's defaults for a raster image the pipeline reads and delivery transforms.
@@ -173,10 +212,15 @@ const IMAGE: MediaFormatInfo = MediaFormatInfo {
     ..STORED
 };
 
+/// A row's defaults for a video container: stored, served inline, its headers read for the video's facts
+/// (ISO base media unless the row says otherwise) and its frames decoded through FFmpeg.
+const VIDEO: MediaFormatInfo =
+    MediaFormatInfo { kind: FileKind::Video, inline: true, video: Some(VideoContainer::Isobmff), ..STORED };
+
 const TIFF_MAGIC: &[&[(usize, &[u8])]] = &[&[(0, b"II*\0")], &[(0, b"MM\0*")], &[(0, b"II+\0")], &[(0, b"MM\0+")]];
 
 /// Every format: the images first, in the order the docs and the OpenAPI document list them.
-pub static MEDIA_FORMATS: [MediaFormatInfo; 18] = [
+pub static MEDIA_FORMATS: [MediaFormatInfo; 24] = [
     MediaFormatInfo {
         format: MediaFormat::Jpeg,
         name: "jpeg",
@@ -366,14 +410,85 @@ pub static MEDIA_FORMATS: [MediaFormatInfo; 18] = [
         ..STORED
     },
     MediaFormatInfo {
+        format: MediaFormat::ThreeGpp,
+        name: "3gp",
+        display: "3GPP",
+        extensions: &["3gp", "3g2"],
+        mimes: &["video/3gpp", "video/3gpp2"],
+        signature: Signature::Brands {
+            strong: &[b"3gp4", b"3gp5", b"3gp6", b"3gp7", b"3ge6", b"3ge7", b"3gg6", b"3gs7"],
+            weak: &[b"3g2a", b"3g2b", b"3g2c"],
+        },
+        ..VIDEO
+    },
+    MediaFormatInfo {
+        format: MediaFormat::QuickTime,
+        name: "mov",
+        display: "QuickTime",
+        extensions: &["mov", "qt"],
+        mimes: &["video/quicktime"],
+        signature: Signature::Brands { strong: &[b"qt  "], weak: &[] },
+        ..VIDEO
+    },
+    MediaFormatInfo {
         format: MediaFormat::Mp4,
         name: "mp4",
         display: "MP4",
-        extensions: &["mp4"],
-        mimes: &["video/mp4"],
-        kind: FileKind::Video,
-        inline: true,
-        ..STORED
+        extensions: &["mp4", "m4v"],
+        mimes: &["video/mp4", "video/x-m4v"],
+        signature: Signature::Brands {
+            strong: &[
+                b"isom", b"iso2", b"iso3", b"iso4", b"iso5", b"iso6", b"iso8", b"mp41", b"mp42", b"avc1", b"dash",
+                b"M4V ", b"M4VH", b"M4VP", b"MSNV", b"f4v ", b"mmp4", b"XAVC", b"cmfc", b"av01",
+            ],
+            weak: &[],
+        },
+        ..VIDEO
+    },
+    MediaFormatInfo {
+        format: MediaFormat::Matroska,
+        name: "mkv",
+        display: "Matroska",
+        extensions: &["mkv"],
+        mimes: &["video/x-matroska"],
+        signature: Signature::Ebml { doctype: b"matroska" },
+        video: Some(VideoContainer::Matroska),
+        ..VIDEO
+    },
+    MediaFormatInfo {
+        format: MediaFormat::Webm,
+        name: "webm",
+        display: "WebM",
+        extensions: &["webm"],
+        mimes: &["video/webm"],
+        signature: Signature::Ebml { doctype: b"webm" },
+        video: Some(VideoContainer::Matroska),
+        ..VIDEO
+    },
+    MediaFormatInfo {
+        format: MediaFormat::Avi,
+        name: "avi",
+        display: "AVI",
+        extensions: &["avi"],
+        mimes: &["video/x-msvideo"],
+        signature: Signature::Magic { any: &[&[(0, b"RIFF"), (8, b"AVI ")]], unless: None },
+        video: Some(VideoContainer::Avi),
+        ..VIDEO
+    },
+    MediaFormatInfo {
+        format: MediaFormat::MpegTs,
+        name: "ts",
+        display: "MPEG transport stream",
+        extensions: &["ts", "mts", "m2ts"],
+        mimes: &["video/mp2t"],
+        // Three packets' sync bytes (188-byte packets), or of 192-byte ones (a timestamp before each:
+        // `.m2ts`, `.mts`).
+        signature: Signature::Magic {
+            any: &[&[(0, b"\x47"), (188, b"\x47"), (376, b"\x47")], &[(4, b"\x47"), (196, b"\x47"), (388, b"\x47")]],
+            unless: None,
+        },
+        video: Some(VideoContainer::MpegTs),
+        ..VIDEO
     },
     MediaFormatInfo {
         format: MediaFormat::Binary,
@@ -487,8 +602,23 @@ fn binary_signature(info: &MediaFormatInfo, head: &[u8]) -> Option<&'static str>
                 None
             }
         }
+        Signature::Ebml { doctype } => ebml_doctype(head).filter(|found| *found == doctype).map(|_| info.mimes[0]),
         Signature::Markup { .. } | Signature::Declared => None,
     }
+}
+
+/// The `DocType` of an EBML header at the start of `head`: the bytes after its element id (`42 82`) and a
+/// one-byte size, within the header's first 64 bytes.
+fn ebml_doctype(head: &[u8]) -> Option<&[u8]> {
+    if !head.starts_with(b"\x1A\x45\xDF\xA3") {
+        return None;
+    }
+    let window = &head[..head.len().min(64)];
+    let at = window.windows(2).position(|pair| pair == b"\x42\x82")? + 2;
+    let size = usize::from(*window.get(at)? & 0x7F);
+    // A one-byte EBML size has its top bit set (`1xxx xxxx`); anything else is not a DocType this short.
+    (window[at] & 0x80 != 0).then_some(())?;
+    head.get(at + 1..at + 1 + size)
 }
 
 /// The major and compatible brands of an ISO-BMFF `ftyp` box at the start of `head` (none when it has

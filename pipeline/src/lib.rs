@@ -21,6 +21,8 @@
 //! - `working_copy` says which sources renders read through a full-size JPEG copy (HEIC, JPEG XL).
 //! - `facts` reads what a front end needs to know of a picture: its size, alpha and frames from its
 //!   headers, its dominant colour, ThumbHash, BlurHash, placeholder and attention point from its pixels.
+//! - `video` reads a video's facts from its container's headers (MP4, QuickTime, Matroska, WebM, AVI,
+//!   transport streams), through ranged reads the caller backs.
 //! - `placeholder` draws the thumbnails of files that have no picture of their own.
 
 mod codecs;
@@ -41,6 +43,7 @@ mod resample;
 pub mod samples;
 mod source;
 pub mod steps;
+pub mod video;
 mod working_copy;
 
 pub use codecs::{avif, codec_memory};

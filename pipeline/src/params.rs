@@ -14,6 +14,9 @@ use crate::{formats::OutputFormat, gravity::Gravity};
 pub const MAX_DIMENSION: u32 = 5000;
 /// Largest accepted border width, in pixels, per side.
 pub const MAX_BORDER: u32 = 1000;
+/// The latest `t`, in seconds: a day. A video's own duration bounds it further (checked by delivery, which
+/// knows the file).
+pub const MAX_FRAME_SECONDS: u32 = 86_400;
 /// `q` when none is given and the output format is lossy.
 pub const DEFAULT_QUALITY: u8 = 80;
 
@@ -150,6 +153,9 @@ pub struct Transform {
     pub still: bool,
     /// Where a `cover` crop takes its window (`crate::gravity`).
     pub gravity: Gravity,
+    /// `t`: which frame of a video is rendered, in milliseconds from its start; none: its poster. Read where
+    /// the frame is decoded; an image's renders ignore it.
+    pub frame_at_ms: Option<u32>,
 }
 
 /// What a parameter's value is: what the parser accepts, and what the API documents (the OpenAPI document,
@@ -196,7 +202,7 @@ pub struct ParamSpec {
 /// a row here (plus its step in the pipeline): the parser, the canonical text, `to_query`, the transform-url
 /// body, the OpenAPI document (and so the console's controls) and docs/transformations.md's list follow
 /// from it, and the tests holding each of them to this table fail until the row is whole.
-pub const PARAMS: [ParamSpec; 13] = [
+pub const PARAMS: [ParamSpec; 14] = [
     ParamSpec {
         name: "format",
         kind: ParamKind::OneOf { values: Format::names },
@@ -368,6 +374,20 @@ pub const PARAMS: [ParamSpec; 13] = [
         key: |t| (t.gravity != Gravity::Center && t.places_window()).then(|| t.gravity.canonical()),
         query: |t| (t.gravity != Gravity::Center).then(|| t.gravity.canonical()),
     },
+    ParamSpec {
+        name: "t",
+        kind: ParamKind::Number { min: 0.0, max: MAX_FRAME_SECONDS as f64 },
+        default: "the video's poster",
+        about: "for a video: the frame at this time, in seconds from its start (fractions to the millisecond), \
+                up to its duration; every other parameter applies to that frame. Ignored for images",
+        set: |t, spec, v| {
+            t.frame_at_ms = Some(seconds(spec, v)?);
+            Ok(())
+        },
+        // Only when asked for, so the keys of every variant made before `t` existed stay what they were.
+        key: |t| t.frame_at_ms.map(millis_text),
+        query: |t| t.frame_at_ms.map(millis_text),
+    },
 ];
 
 /// The parameter named `name`, if it is one.
@@ -496,6 +516,23 @@ fn crop(spec: &ParamSpec, value: &str) -> Result<Crop, ParamError> {
 }
 
 /// A number within the parameter's range, as the pipeline uses it (`f32`).
+/// Seconds within the parameter's range, as whole milliseconds.
+fn seconds(spec: &ParamSpec, value: &str) -> Result<u32, ParamError> {
+    match (spec.kind, value.parse::<f64>()) {
+        (ParamKind::Number { min, max }, Ok(n)) if n.is_finite() && (min..=max).contains(&n) => {
+            // In range, so the milliseconds fit.
+            Ok((n * 1000.0).round() as u32)
+        }
+        _ => Err(invalid(spec, value)),
+    }
+}
+
+/// Milliseconds as seconds with no trailing zeros: `1500` is `1.5`.
+fn millis_text(ms: u32) -> String {
+    let text = format!("{}.{:03}", ms / 1000, ms % 1000);
+    text.trim_end_matches('0').trim_end_matches('.').to_owned()
+}
+
 fn number(spec: &ParamSpec, value: &str) -> Result<f32, ParamError> {
     match (spec.kind, value.parse::<f32>()) {
         (ParamKind::Number { min, max }, Ok(n)) if n.is_finite() && (min as f32..=max as f32).contains(&n) => Ok(n),
@@ -520,6 +557,7 @@ impl Transform {
         crop: None,
         still: false,
         gravity: Gravity::Center,
+        frame_at_ms: None,
     };
 }
 

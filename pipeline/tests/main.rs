@@ -17,3 +17,4 @@ mod gravity_sharp;
 mod params_props;
 mod render_props;
 mod sharp_geometry;
+mod video_facts;

@@ -321,6 +321,15 @@ fn to_pairs(t: &Transform, s: Spelling, verbose: bool) -> Vec<(String, String)> 
         };
         push("gravity", text);
     }
+    if let Some(ms) = t.frame_at_ms {
+        // Seconds with every millisecond, or trailing zeros, as a hand-written URL may have them.
+        let text = if s.leading_zeros {
+            format!("{}.{:03}000", ms / 1000, ms % 1000)
+        } else {
+            format!("{}", f64::from(ms) / 1000.0)
+        };
+        push("t", text);
+    }
     pairs
 }
 
@@ -360,14 +369,15 @@ fn transform() -> impl Strategy<Value = Transform> {
         select(Gravity::names()).prop_map(|name| Gravity::parse(name).unwrap_or_default()),
         (0u16..=10_000, 0u16..=10_000).prop_map(|(x, y)| Gravity::Point(FocalPoint { x, y })),
     ];
+    let frame_at = prop::option::of(prop_oneof![Just(0u32), Just(86_400_000), 0u32..=86_400_000, 0u32..10_000]);
     (
         (prop::option::of(select(formats())), dimension.clone(), dimension, select(FITS.to_vec()), quality),
-        (blur, any::<bool>(), any::<bool>(), 0u16..360, border, crop, any::<bool>(), gravity),
+        (blur, any::<bool>(), any::<bool>(), 0u16..360, border, crop, any::<bool>(), gravity, frame_at),
     )
         .prop_map(
             |(
                 (format, width, height, fit, (quality, quality_given)),
-                (blur, sharp, gray, rotation, border, crop, still, gravity),
+                (blur, sharp, gray, rotation, border, crop, still, gravity, frame_at_ms),
             )| {
                 Transform {
                     format,
@@ -389,6 +399,7 @@ fn transform() -> impl Strategy<Value = Transform> {
                     } else {
                         Gravity::Center
                     },
+                    frame_at_ms,
                 }
             },
         )

@@ -27,11 +27,15 @@ ensure_postgres_and_redis() {
   redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1 || { echo "Redis is not reachable on 127.0.0.1:6379" >&2; return 1; }
 }
 
-# sharp (libvips) from npm: the reference the corpus tests (pipeline/tests/corpus_*.rs, facts_reference.rs)
+# FFmpeg (Debian's), then sharp (libvips) from npm: the reference the corpus tests (pipeline/tests/corpus_*.rs, facts_reference.rs)
 # ask what libvips reads of the corpora; beside it the reference decoders of ThumbHash and BlurHash, and
 # tus-js-client, the TUS client the resumable-upload test drives. Installed once under target/tools (or
 # $SHUTTERBOX_SHARP_DIR); exports SHUTTERBOX_SHARP_NODE_MODULES, where the tests find them.
 ensure_reference_packages() {
+  # FFmpeg's ffmpeg and ffprobe: the video tests' reference, and what decodes videos' frames.
+  # shellcheck source=scripts/lib/provision.sh
+  source "$(dirname "${BASH_SOURCE[0]}")/provision.sh"
+  ensure_tools "the video tests (ffprobe and ffmpeg are their reference)" ffmpeg:ffmpeg ffprobe:ffmpeg || return 1
   local dir=${SHUTTERBOX_SHARP_DIR:-target/tools/sharp} package
   local packages=(sharp@0.35 thumbhash@0.1 blurhash@2 tus-js-client@4)
   for package in "${packages[@]}"; do

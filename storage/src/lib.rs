@@ -64,6 +64,13 @@ pub trait ObjectStore: Send + Sync + 'static {
         Ok(None)
     }
 
+    /// Where the object is as a file of this machine, for a program that reads it by path with seeks of
+    /// its own (FFmpeg decoding a video's frames); `None` for a store of another machine (S3, whose
+    /// presigned GET a program reads over HTTP instead).
+    fn local_path(&self, _key: &ObjectKey) -> Option<std::path::PathBuf> {
+        None
+    }
+
     /// The object's size, or `None` when it does not exist.
     async fn stat(&self, key: &ObjectKey) -> Result<Option<ObjectInfo>, StoreError>;
 
@@ -139,8 +146,18 @@ pub trait UploadReceiver: Send + Sync {
 
 /// Reads at most `limit` leading bytes of an object (for type sniffing).
 pub async fn read_head(store: &dyn ObjectStore, key: &ObjectKey, limit: usize) -> Result<Option<Vec<u8>>, StoreError> {
+    read_at(store, key, 0, limit).await
+}
+
+/// Reads at most `limit` bytes of an object from `start` (fewer at its end).
+pub async fn read_at(
+    store: &dyn ObjectStore,
+    key: &ObjectKey,
+    start: u64,
+    limit: usize,
+) -> Result<Option<Vec<u8>>, StoreError> {
     use futures_util::TryStreamExt;
-    let range = ByteRange { start: 0, len: Some(limit as u64) };
+    let range = ByteRange { start, len: Some(limit as u64) };
     let Some(mut stream) = store.read(key, Some(range)).await? else {
         return Ok(None);
     };

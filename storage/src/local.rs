@@ -152,6 +152,10 @@ impl ObjectStore for LocalStore {
         Ok(format!("{}/{key}?{query}", self.upload_base))
     }
 
+    fn local_path(&self, key: &ObjectKey) -> Option<PathBuf> {
+        Some(self.path_of(key))
+    }
+
     async fn stat(&self, key: &ObjectKey) -> Result<Option<ObjectInfo>, StoreError> {
         match fs::metadata(self.path_of(key)).await {
             Ok(meta) if meta.is_file() => Ok(Some(ObjectInfo { size: meta.len() })),

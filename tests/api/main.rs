@@ -34,4 +34,5 @@ mod transform;
 mod transform_url;
 mod upload;
 mod variant_store;
+mod video;
 mod warm;

@@ -30,6 +30,9 @@ pub enum VariantError {
     /// by its caller: the same request may succeed later, so it is never remembered as refused.
     #[error("{0}")]
     Unfinished(PipelineError),
+    /// A video's frame was asked of a node that cannot decode one (no FFmpeg where it was configured).
+    #[error("this service cannot decode video frames: FFmpeg is not available to it")]
+    NoVideoDecoder,
     /// The caller's budget of cold renders is spent (`RenderBudget`).
     #[error("this client has asked for too many new variants; retry in {retry_after_secs} s")]
     Throttled { retry_after_secs: u64 },

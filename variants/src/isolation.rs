@@ -11,8 +11,6 @@ use std::{
     io::{self, Read, Write},
     path::PathBuf,
     process::{Command, Stdio},
-    sync::mpsc,
-    time::{Duration, Instant},
 };
 
 use shutterbox_model::{FocalPoint, ImageFacts, PixelSummary, Rgb};
@@ -20,15 +18,14 @@ use shutterbox_pipeline::{
     Cancellation, PipelineError, RenderOptions, Rendered, Target, Transform, read_facts, render, summarize,
 };
 
+use crate::child::{Watchdog, limit};
+
 /// The subcommand of the service's binary that serves one request (`serve_child`).
 pub const SUBCOMMAND: &str = "decode-isolated";
 
 /// Address space a child may map beyond what its pixel budget needs: the binary, its allocator's arenas,
 /// the decoder's threads' stacks.
 const BASE_ADDRESS_SPACE: u64 = 2 << 30;
-
-/// How often the watchdog looks at the render's deadline and its caller.
-const WATCH_EVERY: Duration = Duration::from_millis(100);
 
 /// How to start a child: the service's own binary.
 #[derive(Debug, Clone)]
@@ -145,31 +142,9 @@ impl Isolation {
             .stderr(Stdio::null())
             .spawn()
             .map_err(|e| PipelineError::Internal(format!("could not start the isolated decoder: {e}")))?;
-        let pid = child.id();
         // Past its CPU time a child is killed by the kernel; past the render's deadline (one that waits, a
-        // deadlock), or once its caller has gone, by this.
-        let (done, finished) = mpsc::channel::<()>();
-        let (deadline, wall_secs) =
-            (Instant::now() + Duration::from_secs(options.render_timeout_secs.max(1)), options.render_timeout_secs);
-        let cancellation = cancellation.clone();
-        let watchdog = std::thread::spawn(move || {
-            let stopped = loop {
-                match finished.recv_timeout(WATCH_EVERY) {
-                    Err(mpsc::RecvTimeoutError::Timeout) => {}
-                    _ => return None,
-                }
-                if cancellation.is_cancelled() {
-                    break PipelineError::Cancelled;
-                }
-                if Instant::now() >= deadline {
-                    break PipelineError::DeadlineExceeded { secs: wall_secs };
-                }
-            };
-            // SAFETY: kill only signals the process; a pid reused meanwhile is the one risk, and the child is
-            // not reaped until the watchdog has ended (below).
-            unsafe { libc::kill(pid as libc::pid_t, libc::SIGKILL) };
-            Some(stopped)
-        });
+        // deadlock), or once its caller has gone, by the watchdog.
+        let watchdog = Watchdog::start(&child, options.render_timeout_secs, cancellation.clone());
         let outcome = (|| {
             let mut stdin = child.stdin.take().ok_or_else(|| PipelineError::Internal("no child input".into()))?;
             let header = header_line(request, options);
@@ -185,8 +160,7 @@ impl Isolation {
                 .map_err(|e| PipelineError::Internal(e.to_string()))?;
             Ok::<_, PipelineError>(out)
         })();
-        let _ = done.send(());
-        let stopped = watchdog.join().ok().flatten();
+        let stopped = watchdog.stop();
         let status = child.wait().map_err(|e| PipelineError::Internal(e.to_string()))?;
         if let Some(stopped) = stopped {
             return Err(stopped);
@@ -319,11 +293,4 @@ fn options_of(fields: &[&str]) -> Option<RenderOptions> {
         // A child has one core's worth of work: no second thread of its own.
         parallel: false,
     })
-}
-
-fn limit(resource: libc::__rlimit_resource_t, value: u64) {
-    let limit = libc::rlimit { rlim_cur: value, rlim_max: value };
-    // SAFETY: setrlimit only reads the struct passed. Failing leaves the limit as it was (logged by nobody:
-    // the parent's watchdog and CPU deadline still hold).
-    unsafe { libc::setrlimit(resource, &limit) };
 }

@@ -2,10 +2,12 @@
 //! `VariantKey`), where it is found (memory, the object store), how it is made (the pipeline on the
 //! `RenderPool`'s threads, requests before jobs, behind `RenderAdmission`) and how it is made once
 //! (`RenderFlight`). Requests call `Variants::get`, jobs `Variants::ensure`; the HTTP layer and the worker
-//! know nothing else of rendering. Stored variants are a bounded cache (`StoreBounds`, `Variants::trim`).
+//! know nothing else of rendering. A video's frames are sources like any other (`video`): its poster stands
+//! in as its working copy, a frame at `t` is decoded for its variant. Stored variants are a bounded cache (`StoreBounds`, `Variants::trim`).
 
 mod admission;
 mod bounds;
+mod child;
 mod error;
 mod flight;
 mod render_pool;
@@ -13,6 +15,7 @@ mod renderer;
 mod sources;
 mod spec;
 mod variants;
+mod video;
 
 pub mod isolation;
 pub use admission::{RenderAdmission, RenderBudget, Throttled, Unlimited};
@@ -22,4 +25,5 @@ pub use flight::{Claim, FlightError, Held, LocalFlight, RenderFlight};
 pub use render_pool::{PoolError, Priority, RenderPool};
 pub use renderer::{RenderTimes, Variant};
 pub use spec::{VariantKey, VariantSpec};
-pub use variants::{VariantStats, Variants};
+pub use variants::{Description, VariantStats, Variants, beyond_duration};
+pub use video::{VideoDecoder, read_video_facts_stored};

@@ -21,6 +21,7 @@ use crate::{
     render_pool::{Priority, RenderPool},
     sources::RenderSources,
     spec::{VariantKey, VariantSpec},
+    video::{FrameAt, VideoDecoder, VideoInput},
 };
 
 /// A rendered variant's bytes and type.
@@ -76,6 +77,8 @@ pub(crate) struct Renderer {
     pub(crate) sources: RenderSources,
     /// Where sources libheif parses are decoded (`isolation`); none: in this process.
     pub(crate) isolation: Option<Isolation>,
+    /// What decodes videos' frames; none: a video has no frames here (its thumbnail is a placeholder).
+    pub(crate) video: Option<VideoDecoder>,
 }
 
 impl Renderer {
@@ -97,6 +100,7 @@ impl Renderer {
             store_stats: Arc::default(),
             sources: RenderSources::new(0),
             isolation: None,
+            video: None,
         }
     }
 
@@ -171,6 +175,30 @@ impl Renderer {
         let mut bytes = rendered.bytes;
         bytes.shrink_to_fit();
         Ok(Variant { bytes: Bytes::from(bytes), content_type: rendered.format.mime().to_owned() })
+    }
+
+    /// The frame `at` of video `file` (whose headers said `facts`), as a BMP, decoded by FFmpeg while a
+    /// render thread waits: video work is counted as renders are, by the pool and admission alike.
+    pub async fn frame(
+        &self,
+        file: &shutterbox_metadata::FileRecord,
+        container: shutterbox_model::VideoContainer,
+        facts: &shutterbox_model::VideoFacts,
+        at: FrameAt,
+        priority: Priority,
+    ) -> Result<Bytes, VariantError> {
+        let decoder = self.video.clone().ok_or(VariantError::NoVideoDecoder)?;
+        let input = VideoInput::of(self.store.as_ref(), &file.object_key).await?;
+        let (facts, options) = (facts.clone(), self.options);
+        let cancellation = Cancellation::new();
+        let cancel_on_drop = cancellation.on_drop();
+        let frame = self
+            .pool
+            .run(priority, move || decoder.frame(&input, container, &facts, at, &options, &cancellation))
+            .await?
+            .map_err(VariantError::of_render);
+        cancel_on_drop.disarm();
+        Ok(Bytes::from(frame?))
     }
 
     /// The facts and pixel summary of an image from its `source` (`pipeline::summarize`), on a render

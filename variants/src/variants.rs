@@ -16,8 +16,8 @@ use std::{
 use bytes::Bytes;
 use moka::future::Cache;
 use shutterbox_metadata::{FileRecord, MetadataStore};
-use shutterbox_model::{FileId, ImageFacts, PixelSummary, clock::now_ms};
-use shutterbox_pipeline::{RenderOptions, reads_working_copy};
+use shutterbox_model::{FileId, ImageFacts, PixelSummary, VideoFacts, clock::now_ms};
+use shutterbox_pipeline::{PipelineError, RenderOptions, reads_working_copy};
 use shutterbox_storage::ObjectStore;
 
 use crate::{
@@ -29,6 +29,7 @@ use crate::{
     renderer::{RenderTimes, Renderer, Variant},
     sources::{RenderSource, RenderSources},
     spec::{VariantKey, VariantSpec},
+    video::FrameAt,
 };
 
 /// How often the last-use times noted in memory are written down.
@@ -50,6 +51,32 @@ const REFUSAL_TTL: Duration = Duration::from_secs(600);
 
 /// Bytes of requests' variants that may wait to be stored at once (`StoreBacklog`).
 pub const DEFAULT_STORE_BACKLOG_BYTES: u64 = 64 << 20;
+
+/// What the description job found of a file (`Variants::describe`).
+#[derive(Debug, Clone)]
+pub struct Description {
+    /// An image's facts.
+    pub facts: Option<ImageFacts>,
+    /// A video's facts, where they were read now (none when the file had them already).
+    pub video: Option<VideoFacts>,
+    /// The picture's summary: an image's, a video's poster's; none for sound alone.
+    pub summary: Option<PixelSummary>,
+}
+
+/// The container of a video file, by its row; none for any other file.
+fn video_container(file: &FileRecord) -> Option<shutterbox_model::VideoContainer> {
+    file.raw_type.format().and_then(|format| format.info().video)
+}
+
+/// Why `t` is refused: past the end.
+pub fn beyond_duration(ms: u32, duration_ms: u64) -> String {
+    format!(
+        "the frame asked for, at {} s, is beyond the video's end: it is {}.{:03} s long",
+        f64::from(ms) / 1000.0,
+        duration_ms / 1000,
+        duration_ms % 1000
+    )
+}
 
 /// Counters exported on `/metrics`.
 #[derive(Debug, Default)]
@@ -152,6 +179,17 @@ impl Variants {
     pub fn with_isolation(mut self, isolation: crate::isolation::Isolation) -> Self {
         self.renderer.isolation = Some(isolation);
         self
+    }
+
+    /// Decodes videos' frames with `decoder` (FFmpeg); without one, a video has no frames here.
+    pub fn with_video(mut self, decoder: crate::video::VideoDecoder) -> Self {
+        self.renderer.video = Some(decoder);
+        self
+    }
+
+    /// Whether this node decodes videos' frames.
+    pub fn decodes_video(&self) -> bool {
+        self.renderer.video.is_some()
     }
 
     /// The facts of a whole file (`pipeline::read_facts`), read where its decoders run: a source libheif
@@ -311,12 +349,117 @@ impl Variants {
         kept.map(|()| true)
     }
 
-    /// The facts and pixel summary of image `file` (the description job), read from its original: a
-    /// working copy has lost its alpha.
-    pub async fn describe(&self, file: &FileRecord) -> Result<(ImageFacts, PixelSummary), VariantError> {
+    /// What the description job finds of `file`: an image's facts and pixel summary, read from its
+    /// original (a working copy has lost its alpha); a video's summary from its poster, and its facts from
+    /// its headers when it has none yet (a video uploaded before they were read).
+    pub async fn describe(&self, file: &FileRecord) -> Result<Description, VariantError> {
+        if let Some(container) = video_container(file) {
+            let video = match &file.video {
+                Some(_) => None,
+                None => Some(self.video_facts(file, container).await?),
+            };
+            let facts = video.as_ref().or(file.video.as_ref());
+            let summary = match facts {
+                Some(facts) if facts.size.is_some() => {
+                    let poster = self.poster(file, container, facts, Priority::Background).await?;
+                    Some(self.renderer.describe(poster).await?.1)
+                }
+                // Sound alone: nothing to summarize.
+                _ => None,
+            };
+            return Ok(Description { facts: None, video, summary });
+        }
         let max = self.renderer.options().max_source_bytes;
         let original = self.renderer.sources.original(self.renderer.store.as_ref(), file, max).await?;
-        self.renderer.describe(original).await
+        let (facts, summary) = self.renderer.describe(original).await?;
+        Ok(Description { facts: Some(facts), video: None, summary: Some(summary) })
+    }
+
+    /// A stored video's facts, from its headers.
+    async fn video_facts(
+        &self,
+        file: &FileRecord,
+        container: shutterbox_model::VideoContainer,
+    ) -> Result<VideoFacts, VariantError> {
+        let store = self.renderer.store.clone();
+        let head = shutterbox_storage::read_head(store.as_ref(), &file.object_key, 256 << 10)
+            .await?
+            .ok_or_else(|| VariantError::OriginalMissing(file.id.clone()))?;
+        crate::video::read_video_facts_stored(store, file.object_key.clone(), file.size, head, container)
+            .await
+            .map_err(|e| VariantError::Rejected(PipelineError::Refused(e.to_string())))
+    }
+
+    /// What renders of a video read: the frame at `t` for a spec that names one; else its poster, rendered
+    /// once as the file's working copy (a full-size `q=95` JPEG, stored and recorded as variants are), so
+    /// every size of it reads one JPEG instead of decoding the video again.
+    async fn video_source(
+        &self,
+        file: &FileRecord,
+        container: shutterbox_model::VideoContainer,
+        spec: &VariantSpec,
+        priority: Priority,
+    ) -> Result<Bytes, VariantError> {
+        let facts = file.video.as_ref().ok_or_else(|| {
+            VariantError::Rejected(PipelineError::Refused(
+                "the video's headers could not be read, so no frame of it is decoded".into(),
+            ))
+        })?;
+        if let Some(ms) = spec.transform().frame_at_ms {
+            if let Some(duration) = facts.duration_ms
+                && u64::from(ms) > duration
+            {
+                return Err(VariantError::Rejected(PipelineError::Refused(beyond_duration(ms, duration))));
+            }
+            return self.renderer.frame(file, container, facts, FrameAt::Millis(ms), priority).await;
+        }
+        if spec.is_working_copy() {
+            return self.renderer.frame(file, container, facts, FrameAt::Poster, priority).await;
+        }
+        self.poster(file, container, facts, priority).await
+    }
+
+    /// A video's poster: its working copy, from memory, the store, or made now from the chosen frame.
+    async fn poster(
+        &self,
+        file: &FileRecord,
+        container: shutterbox_model::VideoContainer,
+        facts: &VideoFacts,
+        priority: Priority,
+    ) -> Result<Bytes, VariantError> {
+        let sources = &self.renderer.sources;
+        let copy_key = VariantSpec::working_copy().key(&file.id);
+        if let Some(RenderSource::WorkingCopy(copy)) = sources.kept(&file.id).await {
+            self.renderer.access.note(&copy_key);
+            return Ok(copy);
+        }
+        if let Some(copy) = self.renderer.stored(&copy_key).await? {
+            self.renderer.access.note(&copy_key);
+            sources.keep(&file.id, RenderSource::WorkingCopy(copy.bytes.clone())).await;
+            return Ok(copy.bytes);
+        }
+        let held = match self.turn(&copy_key).await {
+            Turn::Render(held) => held,
+            Turn::Waited => match self.renderer.stored(&copy_key).await? {
+                Some(copy) => return Ok(copy.bytes),
+                None => None,
+            },
+        };
+        let made = async {
+            let frame = self.renderer.frame(file, container, facts, FrameAt::Poster, priority).await?;
+            let copy = self.renderer.render(frame, &VariantSpec::working_copy(), priority).await?;
+            if let Err(e) = self.renderer.persist(&copy_key, &copy, now_ms(), Keep::Pinned).await {
+                tracing::warn!(error = %e, variant = %copy_key, "could not keep a video's poster");
+            }
+            Ok::<_, VariantError>(copy.bytes)
+        }
+        .await;
+        if let Some(held) = held {
+            held.release().await;
+        }
+        let copy = made?;
+        sources.keep(&file.id, RenderSource::WorkingCopy(copy.clone())).await;
+        Ok(copy)
     }
 
     /// What a render of `spec` reads of `file`: its working copy where its format has one and the original
@@ -324,6 +467,9 @@ impl Variants {
     /// The working copy itself is always rendered from the original. A copy that cannot be made (a store
     /// that refuses it) leaves the render to the original, and the next render tries again.
     async fn source(&self, file: &FileRecord, spec: &VariantSpec, priority: Priority) -> Result<Bytes, VariantError> {
+        if let Some(container) = video_container(file) {
+            return self.video_source(file, container, spec, priority).await;
+        }
         let (sources, store) = (&self.renderer.sources, self.renderer.store.as_ref());
         let max = self.renderer.options().max_source_bytes;
         if spec.is_working_copy() {
@@ -547,6 +693,7 @@ mod tests {
             size: bytes.len() as u64,
             now_ms: 0,
             facts: None,
+            video: None,
         };
         match metadata.confirm_pending(&pending.id, new).await.unwrap() {
             ConfirmOutcome::Created(file) => *file,

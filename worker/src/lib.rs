@@ -49,17 +49,23 @@ pub fn backoff(attempt: u32, base: Duration) -> Duration {
     base.saturating_mul(1 << attempt.saturating_sub(1).min(16)).min(Duration::from_secs(60))
 }
 
-/// Reads image `file`'s facts and pixel summary and records them (`Job::DescribeImage`, and
-/// `shutterbox backfill` for files older than the job). A picture that cannot be read is recorded as
-/// described all the same, with nothing found, so neither a retry nor a backfill reads it again (its facts
-/// from confirm are kept); the reason is returned. Store and database failures are errors, to retry.
+/// Reads `file`'s facts and pixel summary and records them (`Job::DescribeImage`, and `shutterbox backfill`
+/// for files older than the job): an image's from its pixels, a video's facts from its headers (when it has
+/// none yet) and its summary from its poster. A picture that cannot be read is recorded as described all
+/// the same, with nothing found, so neither a retry nor a backfill reads it again (its facts from confirm
+/// are kept); the reason is returned. Store and database failures are errors, to retry.
 pub async fn describe(
     variants: &Variants,
     metadata: &dyn MetadataStore,
     file: &FileRecord,
 ) -> Result<Option<String>, JobError> {
     let (facts, summary, refused) = match variants.describe(file).await {
-        Ok((facts, summary)) => (Some(facts), Some(summary), None),
+        Ok(found) => {
+            if let Some(video) = &found.video {
+                metadata.set_video_facts(&file.id, video).await?;
+            }
+            (found.facts, found.summary, None)
+        }
         Err(VariantError::Rejected(e)) => {
             tracing::info!(file = %file.id, reason = %e, "an image's pixels cannot be read; it has no summary");
             (None, None, Some(e.to_string()))

@@ -5,7 +5,7 @@
 use shutterbox_metadata::FileRecord;
 use shutterbox_model::FileKind;
 use shutterbox_pipeline::{Format, OutputFormat, Target, Transform};
-use shutterbox_variants::VariantSpec;
+use shutterbox_variants::{VariantSpec, beyond_duration};
 
 /// What delivery serves for a file, a transformation and the format a URL's extension names.
 #[derive(Debug, Clone, PartialEq)]
@@ -18,21 +18,32 @@ pub(crate) enum Rendition {
     Variant(VariantSpec),
 }
 
-/// Transformations asked of a file that is not an image.
+/// Why a transformation is refused for a file.
 #[derive(Debug, thiserror::Error)]
-#[error("transformations apply to images only; this file is not one")]
-pub(crate) struct NotAnImage;
+pub(crate) enum NotRendered {
+    /// Asked of a file that is neither an image nor a video.
+    #[error("transformations apply to images only; this file is not one")]
+    NotAnImage,
+    /// `t` past a video's end.
+    #[error("{0}")]
+    BeyondDuration(String),
+}
 
 impl Rendition {
     pub(crate) fn of(
         file: &FileRecord,
         transform: &Transform,
         extension_format: Option<OutputFormat>,
-    ) -> Result<Self, NotAnImage> {
+    ) -> Result<Self, NotRendered> {
+        if file.raw_type.format().is_some_and(|format| format.info().video.is_some()) {
+            return Self::of_video(file, transform, extension_format);
+        }
+        // `t` chooses a video's frame: an image ignores it, and its variants keep the keys they had.
+        let transform = &Transform { frame_at_ms: None, ..*transform };
         let nothing_asked = transform.is_identity() && extension_format.is_none();
         if !file.raw_type.is_transformable() || transform.format.is_some_and(Format::serves_original) {
             if file.kind != FileKind::Image && !nothing_asked {
-                return Err(NotAnImage);
+                return Err(NotRendered::NotAnImage);
             }
             return Ok(Self::Original);
         }
@@ -44,6 +55,33 @@ impl Rendition {
         // description found stands in (what `attention` would choose, without looking at the pixels again).
         let transform = transform.with_focus(file.focus.or(file.summary.as_ref().map(|s| s.attention)));
         Ok(Self::Variant(VariantSpec::new(transform, target_of(transform.format, extension_format))))
+    }
+
+    /// A video's: the video itself when nothing is asked (or `format=bmp`), else a frame rendered as an
+    /// image (docs/transformations.md, "Videos"): the poster, or the frame at `t`, which must be within the
+    /// video; JPEG unless a format is named, a WebP still for `auto`.
+    fn of_video(
+        file: &FileRecord,
+        transform: &Transform,
+        extension_format: Option<OutputFormat>,
+    ) -> Result<Self, NotRendered> {
+        if (transform.is_identity() && extension_format.is_none())
+            || transform.format.is_some_and(Format::serves_original)
+        {
+            return Ok(Self::Original);
+        }
+        if let (Some(ms), Some(duration)) = (transform.frame_at_ms, file.video.as_ref().and_then(|v| v.duration_ms))
+            && u64::from(ms) > duration
+        {
+            return Err(NotRendered::BeyondDuration(beyond_duration(ms, duration)));
+        }
+        let transform = transform.with_focus(file.focus.or(file.summary.as_ref().map(|s| s.attention)));
+        let target = match target_of(transform.format, extension_format) {
+            Target::Source => Target::Format(OutputFormat::Jpeg),
+            Target::Auto => Target::Format(OutputFormat::Webp),
+            named => named,
+        };
+        Ok(Self::Variant(VariantSpec::new(transform, target)))
     }
 }
 

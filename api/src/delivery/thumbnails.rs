@@ -2,8 +2,9 @@
 //!
 //! The preset is fixed: `w=256&h=256&fit=cover&q=80&anim=false` as WebP (a 256×256 square centre crop, or the whole
 //! image when it is smaller). Confirm queues a job that renders it, so it is normally read from the store;
-//! if the job has not run yet it is rendered here, once, like any variant. Files without a picture of their
-//! own — non-images, SVG, images we cannot decode — get a placeholder PNG for their type.
+//! if the job has not run yet it is rendered here, once, like any variant. A video's is its poster's. Files
+//! without a picture of their own — documents, SVG, sound, images and videos we cannot decode — get a
+//! placeholder PNG for their type.
 
 use std::sync::Arc;
 
@@ -41,15 +42,17 @@ fn preset() -> VariantSpec {
     VariantSpec::new(PRESET, Target::Format(PRESET_FORMAT))
 }
 
-/// Whether the file's thumbnail is rendered from its own pixels (else it is a placeholder).
-fn has_picture(file: &FileRecord) -> bool {
-    file.raw_type.is_raster_image()
+/// Whether the file's thumbnail is rendered from its own pixels (else it is a placeholder): a raster image,
+/// or a video with a picture (its poster), where this node decodes videos.
+fn has_picture(state: &AppState, file: &FileRecord) -> bool {
+    let video = file.video.as_ref().is_some_and(|facts| facts.size.is_some()) && state.variants.decodes_video();
+    file.raw_type.is_raster_image() || video
 }
 
 /// Queues the rendering of a new file's thumbnail. Failing to queue costs nothing but time: the first
 /// request renders it instead, so the caller's request still succeeds.
 pub async fn enqueue(state: &AppState, file: &FileRecord) {
-    if !has_picture(file) {
+    if !has_picture(state, file) {
         return;
     }
     if let Err(e) = Job::render_variant(&file.id, preset(), None).enqueue(state.queue.as_ref()).await {
@@ -64,7 +67,7 @@ pub async fn thumbnail(
     Path(id): Path<FileId>,
 ) -> Result<Response, ApiError> {
     let file = state.metadata.file_by_id(&id).await?.ok_or_else(|| ApiError::not_found("no file with this id"))?;
-    let response = if has_picture(&file) {
+    let response = if has_picture(&state, &file) {
         let spec = preset();
         let etag = HeaderValue::try_from(spec.key(&file.id).etag()).map_err(ApiError::internal)?;
         // Before rendering: a client that has the thumbnail costs nothing.
@@ -81,8 +84,10 @@ pub async fn thumbnail(
                 content_type: HeaderValue::try_from(variant.content_type.as_str()).map_err(ApiError::internal)?,
                 bytes: variant.bytes.clone(),
             },
-            // An image we cannot decode still gets a thumbnail, the image placeholder.
-            Err(e) if e.status == StatusCode::BAD_REQUEST => placeholder(&file.id, PlaceholderKind::Image),
+            // An image or video we cannot decode still gets a thumbnail, its kind's placeholder.
+            Err(e) if e.status == StatusCode::BAD_REQUEST => {
+                placeholder(&file.id, PlaceholderKind::of_mime(file.raw_type.as_str()))
+            }
             Err(e) => return Err(e),
         }
     } else {

@@ -5,9 +5,13 @@
 
 use shutterbox_jobs::Job;
 use shutterbox_metadata::{ConfirmOutcome, FileRecord, MetadataError, NewFile};
-use shutterbox_model::{AccountId, AccountName, FileId, FileKind, ImageFacts, PendingId, sniff};
+use shutterbox_model::{
+    AccountId, AccountName, FileId, FileKind, ImageFacts, PendingId, VideoContainer, VideoFacts, sniff,
+};
 use shutterbox_pipeline::read_facts;
 use shutterbox_storage::{ObjectKey, StoreError, read_head};
+
+use shutterbox_variants::read_video_facts_stored;
 
 use crate::{delivery, error::ApiError, state::AppState};
 
@@ -104,9 +108,11 @@ pub async fn confirm(
     }
     let head = head.unwrap_or_default();
     let sniffed = sniff::sniff(&pending.declared_type, &head[..head.len().min(sniff::SNIFF_BYTES)]);
-    let facts = match sniffed.kind {
-        FileKind::Image => header_facts(state, &pending_key, head, info.size).await,
-        _ => None,
+    let container = sniffed.mime.format().and_then(|format| format.info().video);
+    let (facts, video) = match (sniffed.kind, container) {
+        (FileKind::Image, _) => (header_facts(state, &pending_key, head, info.size).await, None),
+        (_, Some(container)) => (None, video_facts(state, &pending_key, head, info.size, container).await),
+        _ => (None, None),
     };
     let account = AccountName::parse(account_name).map_err(|e| ConfirmError::Corrupt(e.to_string()))?;
     let path = pending.stored_path(&account).map_err(ConfirmError::Corrupt)?;
@@ -137,6 +143,7 @@ pub async fn confirm(
         size: info.size,
         now_ms,
         facts,
+        video,
     };
     match state.metadata.confirm_pending(&pending.id, new_file).await {
         Ok(ConfirmOutcome::Created(file)) => {
@@ -212,10 +219,30 @@ async fn header_facts(state: &AppState, key: &ObjectKey, head: Vec<u8>, size: u6
     tokio::task::spawn_blocking(move || variants.whole_facts(&bytes)).await.ok()?.ok().flatten()
 }
 
-/// Queues the description of a new image (its pixel summary, and its facts where confirm could not read
-/// them). Failing to queue leaves them null until `shutterbox backfill` runs; the confirm still succeeds.
+/// A video's facts from its container's headers (`shutterbox_pipeline::video`), read through ranged reads
+/// of the upload beyond the `head` already read: a few kilobytes of a file of any size. `None` when they
+/// cannot be read; the description job tries again, and the file is stored either way.
+async fn video_facts(
+    state: &AppState,
+    key: &ObjectKey,
+    head: Vec<u8>,
+    size: u64,
+    container: VideoContainer,
+) -> Option<VideoFacts> {
+    match read_video_facts_stored(state.store.clone(), key.clone(), size, head, container).await {
+        Ok(facts) => Some(facts),
+        Err(e) => {
+            tracing::info!(error = %e, "a video's headers do not read");
+            None
+        }
+    }
+}
+
+/// Queues the description of a new image or video (its pixel summary, from a video's poster, and its
+/// facts where confirm could not read them). Failing to queue leaves them null until `shutterbox backfill`
+/// runs; the confirm still succeeds.
 async fn enqueue_description(state: &AppState, file: &FileRecord) {
-    if file.kind != FileKind::Image {
+    if !matches!(file.kind, FileKind::Image | FileKind::Video) {
         return;
     }
     if let Err(e) = Job::describe_image(&file.id).enqueue(state.queue.as_ref()).await {

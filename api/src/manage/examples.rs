@@ -86,6 +86,12 @@ impl Example for FileObject {
             has_alpha: Some(false),
             animated: Some(false),
             frame_count: Some(1),
+            // A photo: no video's facts.
+            duration: None,
+            frame_rate: None,
+            video_codec: None,
+            audio_codec: None,
+            bitrate: None,
             // A real 4:3 photo of a cat: its values.
             dominant_color: Some("#889878".into()),
             thumbhash: Some("YvgBDYJ/711fVofGOLGIiZCv+yl2".into()),

@@ -45,11 +45,12 @@ pub struct FileObject {
     /// then follows `gravity=attention`).
     #[oai(nullable)]
     pub focus: Option<Focus>,
-    /// An image's width in pixels as delivered (after its EXIF orientation), from its headers; null for a
-    /// file that is no image, or one whose headers could not be read.
+    /// An image's width in pixels as delivered (after its EXIF orientation), or a video's as displayed
+    /// (after the rotation its container states), from its headers; null for a file that is neither, a
+    /// video with no picture, or one whose headers could not be read.
     #[oai(nullable)]
     pub width: Option<u32>,
-    /// An image's height in pixels as delivered; null as `width` is.
+    /// An image's or a video's height in pixels, as `width`; null as `width` is.
     #[oai(nullable)]
     pub height: Option<u32>,
     /// Whether an image has an alpha channel, from its headers; null as `width` is.
@@ -58,9 +59,29 @@ pub struct FileObject {
     /// Whether an image has more than one frame (an animated GIF, WebP, PNG or AVIF); null as `width` is.
     #[oai(nullable)]
     pub animated: Option<bool>,
-    /// An image's frames: 1 for a still; null as `width` is.
+    /// An image's frames (1 for a still), or a video's where its container states them (MP4, QuickTime
+    /// and AVI do; Matroska, WebM and transport streams do not); null otherwise.
     #[oai(nullable)]
-    pub frame_count: Option<u32>,
+    pub frame_count: Option<u64>,
+    /// A video's duration in milliseconds, from its container's headers; null for a file that is no
+    /// video, or whose container states none.
+    #[oai(nullable)]
+    pub duration: Option<u64>,
+    /// A video's frames per second as its container states them (e.g. 29.97, to three decimals); null as
+    /// `duration` is.
+    #[oai(nullable)]
+    pub frame_rate: Option<f64>,
+    /// A video's picture codec, by FFmpeg's name (`h264`, `hevc`, `vp9`, `av1`, `prores`…); null for a file
+    /// that is no video, or a video with no picture.
+    #[oai(nullable)]
+    pub video_codec: Option<String>,
+    /// A video's sound codec, by FFmpeg's name (`aac`, `opus`, `mp3`…); null for a video without sound, and
+    /// for a file that is no video.
+    #[oai(nullable)]
+    pub audio_codec: Option<String>,
+    /// A video's bits per second over the whole file (its size over its duration); null as `duration` is.
+    #[oai(nullable)]
+    pub bitrate: Option<u64>,
     /// An image's most common colour, `#rrggbb` (sRGB). Computed from its pixels by a job after the upload
     /// is confirmed (or by `shutterbox backfill`): null until it has run, and for a file that is no image.
     #[oai(nullable)]
@@ -107,6 +128,7 @@ pub fn encode_path(path: &str) -> String {
 impl FileObject {
     pub fn new(file: FileRecord, settings: &Settings, now_ms: i64) -> Self {
         let path = encode_path(&file.path.to_string());
+        let video = file.video.as_ref();
         Self {
             secure_url: DELIVER_FILE.url(&settings.base_url, &[&path]),
             secure_thumbnail_url: GET_THUMBNAIL.url(&settings.base_url, &[file.id.as_str()]),
@@ -119,11 +141,16 @@ impl FileObject {
             raw_updated: iso_millis(file.updated_at_ms),
             folder_id: file.folder_id.map(FolderId::into_string),
             focus: file.focus.map(Focus::from),
-            width: file.facts.map(|f| f.width),
-            height: file.facts.map(|f| f.height),
+            width: file.facts.map(|f| f.width).or(video.and_then(|v| v.size).map(|(w, _)| w)),
+            height: file.facts.map(|f| f.height).or(video.and_then(|v| v.size).map(|(_, h)| h)),
             has_alpha: file.facts.map(|f| f.has_alpha),
             animated: file.facts.map(|f| f.animated()),
-            frame_count: file.facts.map(|f| f.frame_count),
+            frame_count: file.facts.map(|f| u64::from(f.frame_count)).or(video.and_then(|v| v.frame_count)),
+            duration: video.and_then(|v| v.duration_ms),
+            frame_rate: video.and_then(|v| v.frame_rate).map(|rate| (rate.per_second() * 1000.0).round() / 1000.0),
+            video_codec: video.and_then(|v| v.video_codec.clone()),
+            audio_codec: video.and_then(|v| v.audio_codec.clone()),
+            bitrate: video.and_then(|v| v.bitrate),
             dominant_color: file.summary.as_ref().map(|s| s.dominant_color.hex()),
             thumbhash: file.summary.as_ref().map(|s| s.thumbhash.clone()),
             blurhash: file.summary.as_ref().map(|s| s.blurhash.clone()),

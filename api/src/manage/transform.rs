@@ -185,9 +185,11 @@ impl TransformApi {
             .file(&caller.account_id, &FileId::new(id.0))
             .await?
             .ok_or_else(|| ApiError::not_found("no file with this id"))?;
-        if file.kind != FileKind::Image {
+        if !matches!(file.kind, FileKind::Image | FileKind::Video) {
             return Err(ApiError::bad_request("transformations apply to images only; this file is not one"));
         }
+        // What delivery would refuse of this file (a `t` past a video's end), refused here too.
+        Rendition::of(&file, &transform, None).map_err(|e| ApiError::bad_request(e.to_string()))?;
 
         // The extension names the output format, except for auto and bmp, which keep the original's
         // (delivery finds `cat.webp` by the stem of `cat.jpg`).

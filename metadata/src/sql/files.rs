@@ -1,8 +1,11 @@
 //! Files: lookups by id, path and stem, listing, and deletion with their variants.
 
-use shutterbox_model::{ImageFacts, PixelSummary};
+use shutterbox_model::{ImageFacts, PixelSummary, VideoFacts};
 
-use super::{FILE_COLUMNS, SqlMetadata, VARIANT_COLUMNS, as_i64, count, file_of, findable, placeholders, variant_of};
+use super::{
+    FILE_COLUMNS, SqlMetadata, VARIANT_COLUMNS, VideoColumns, as_i64, count, file_of, findable, placeholders,
+    variant_of,
+};
 use async_trait::async_trait;
 use shutterbox_model::{AccountId, FileId, FocalPoint, FolderId};
 
@@ -287,8 +290,34 @@ impl FileStore for SqlMetadata {
         Ok(updated == 1)
     }
 
-    async fn undescribed_images(&self, after: Option<&FileId>, limit: u64) -> Result<(Vec<FileRecord>, u64)> {
-        const UNDESCRIBED: &str = "kind = 'image' AND described_at IS NULL";
+    async fn set_video_facts(&self, id: &FileId, facts: &VideoFacts) -> Result<bool> {
+        if !findable(id.as_str()) {
+            return Ok(false);
+        }
+        let video = VideoColumns::of(Some(facts));
+        let updated = sqlx::query(
+            "UPDATE files SET width = $1, height = $2, frame_count = $3, rotation = $4, duration_ms = $5, \
+         frame_rate_num = $6, frame_rate_den = $7, video_codec = $8, audio_codec = $9, bitrate = $10 WHERE id = $11",
+        )
+        .bind(video.size.map(|(w, _)| i64::from(w)))
+        .bind(video.size.map(|(_, h)| i64::from(h)))
+        .bind(video.frame_count.map(as_i64))
+        .bind(video.rotation)
+        .bind(video.duration_ms)
+        .bind(video.frame_rate_num)
+        .bind(video.frame_rate_den)
+        .bind(video.video_codec)
+        .bind(video.audio_codec)
+        .bind(video.bitrate)
+        .bind(id.as_str())
+        .execute(&self.pool)
+        .await?
+        .rows_affected();
+        Ok(updated == 1)
+    }
+
+    async fn undescribed_files(&self, after: Option<&FileId>, limit: u64) -> Result<(Vec<FileRecord>, u64)> {
+        const UNDESCRIBED: &str = "kind IN ('image', 'video') AND described_at IS NULL";
         let sql = format!("SELECT {FILE_COLUMNS} FROM files WHERE {UNDESCRIBED} AND id > $1 ORDER BY id LIMIT $2");
         let rows = sqlx::query(sqlx::AssertSqlSafe(sql))
             .bind(after.map_or("", |id| id.as_str()))

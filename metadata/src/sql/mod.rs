@@ -16,8 +16,8 @@ use std::{borrow::Cow, path::Path, time::Duration};
 use async_trait::async_trait;
 use rand::Rng;
 use shutterbox_model::{
-    AccountId, FileId, FileKind, FocalPoint, FolderId, ImageFacts, MediaType, ObjectKey, PendingId, PixelSummary, Rgb,
-    StoredPath, VariantDigest,
+    AccountId, FileId, FileKind, FocalPoint, FolderId, FrameRate, ImageFacts, MediaType, ObjectKey, PendingId,
+    PixelSummary, Rgb, StoredPath, VariantDigest, VideoFacts,
 };
 use sqlx::{
     AnyPool, Row,
@@ -41,6 +41,7 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
     (10, "browsing", include_str!("../../../migrations/0010_browsing.sql")),
     (11, "warm_bounds", include_str!("../../../migrations/0011_warm_bounds.sql")),
     (12, "key_lifecycle", include_str!("../../../migrations/0012_key_lifecycle.sql")),
+    (13, "video_facts", include_str!("../../../migrations/0013_video_facts.sql")),
 ];
 
 /// Warming items inserted per statement (3 parameters each, well under SQLite's 32,766).
@@ -61,7 +62,8 @@ pub struct SqlMetadata {
 }
 
 const FILE_COLUMNS: &str = "id, account_id, folder_id, path, name, object_key, raw_type, kind, size, created_at, updated_at, focus_x, focus_y, \
-     width, height, has_alpha, frame_count, dominant_color, thumbhash, blurhash, placeholder, attention_x, attention_y";
+     width, height, has_alpha, frame_count, dominant_color, thumbhash, blurhash, placeholder, attention_x, attention_y, \
+     rotation, duration_ms, frame_rate_num, frame_rate_den, video_codec, audio_codec, bitrate";
 const PENDING_COLUMNS: &str = "id, account_id, object_key, name, folder_path, declared_type, size, expires_at, \
      created_at, file_id, assembly, length_deferred, upload_metadata, token_hash";
 
@@ -159,6 +161,7 @@ fn file_of(row: &AnyRow) -> Result<FileRecord> {
             _ => None,
         },
         facts: facts_of(row)?,
+        video: video_of(row)?,
         summary: summary_of(row)?,
     })
 }
@@ -179,6 +182,63 @@ fn facts_of(row: &AnyRow) -> Result<Option<ImageFacts>> {
         }
         _ => None,
     })
+}
+
+/// A video's facts as the file row's columns hold them, each NULL for a file that is no video.
+pub(super) struct VideoColumns {
+    pub size: Option<(u32, u32)>,
+    pub frame_count: Option<u64>,
+    pub rotation: Option<i64>,
+    pub duration_ms: Option<i64>,
+    pub frame_rate_num: Option<i64>,
+    pub frame_rate_den: Option<i64>,
+    pub video_codec: Option<String>,
+    pub audio_codec: Option<String>,
+    pub bitrate: Option<i64>,
+}
+
+impl VideoColumns {
+    pub(super) fn of(video: Option<&VideoFacts>) -> Self {
+        let rate = video.and_then(|v| v.frame_rate);
+        Self {
+            size: video.and_then(|v| v.size),
+            frame_count: video.and_then(|v| v.frame_count),
+            rotation: video.map(|v| i64::from(v.rotation)),
+            duration_ms: video.and_then(|v| v.duration_ms).map(as_i64),
+            frame_rate_num: rate.map(|r| i64::from(r.numerator)),
+            frame_rate_den: rate.map(|r| i64::from(r.denominator)),
+            video_codec: video.and_then(|v| v.video_codec.clone()),
+            audio_codec: video.and_then(|v| v.audio_codec.clone()),
+            bitrate: video.and_then(|v| v.bitrate).map(as_i64),
+        }
+    }
+}
+
+/// A video's facts: read when its `rotation` is set (docs in migrations/0013_video_facts.sql).
+fn video_of(row: &AnyRow) -> Result<Option<VideoFacts>> {
+    let Some(rotation) = small(row, "rotation")? else { return Ok(None) };
+    let wide = |column: &str| -> Result<Option<u64>> {
+        row.try_get::<Option<i64>, _>(column)?
+            .map(|n| u64::try_from(n).map_err(|_| MetadataError::Corrupt(format!("{column} {n} out of range"))))
+            .transpose()
+    };
+    let text = |column: &str| row.try_get::<Option<String>, _>(column);
+    Ok(Some(VideoFacts {
+        size: small(row, "width")?.zip(small(row, "height")?),
+        rotation: u16::try_from(rotation)
+            .ok()
+            .filter(|r| r % 90 == 0 && *r < 360)
+            .ok_or_else(|| MetadataError::Corrupt(format!("rotation {rotation} is no quarter turn")))?,
+        duration_ms: wide("duration_ms")?,
+        frame_rate: match (wide("frame_rate_num")?, wide("frame_rate_den")?) {
+            (Some(n), Some(d)) => FrameRate::new(n, d),
+            _ => None,
+        },
+        video_codec: text("video_codec")?,
+        audio_codec: text("audio_codec")?,
+        bitrate: wide("bitrate")?,
+        frame_count: wide("frame_count")?,
+    }))
 }
 
 fn summary_of(row: &AnyRow) -> Result<Option<PixelSummary>> {

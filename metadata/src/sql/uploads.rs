@@ -1,6 +1,8 @@
 //! Pending uploads: created at presign, confirmed into a file (with a clash-free stored path), swept when expired.
 
-use super::{NAME_ATTEMPTS, PENDING_COLUMNS, SqlMetadata, as_i64, findable, name_suffix, pending_of, text};
+use super::{
+    NAME_ATTEMPTS, PENDING_COLUMNS, SqlMetadata, VideoColumns, as_i64, findable, name_suffix, pending_of, text,
+};
 use async_trait::async_trait;
 use shutterbox_model::{Assembly, FolderId, PendingId};
 
@@ -144,6 +146,7 @@ impl UploadStore for SqlMetadata {
             }
         }
 
+        let video = VideoColumns::of(file.video.as_ref());
         let mut path = file.path.clone();
         for attempt in 0..NAME_ATTEMPTS {
             if attempt > 0 {
@@ -151,8 +154,10 @@ impl UploadStore for SqlMetadata {
             }
             let inserted = sqlx::query(
                 "INSERT INTO files (id, account_id, folder_id, path, stem, name, object_key, raw_type, kind, size, \
-             created_at, updated_at, width, height, has_alpha, frame_count) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11, $12, $13, $14, $15) \
+             created_at, updated_at, width, height, has_alpha, frame_count, rotation, duration_ms, frame_rate_num, \
+             frame_rate_den, video_codec, audio_codec, bitrate) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, \
+             $21, $22) \
              ON CONFLICT DO NOTHING",
             )
             .bind(file.id.as_str())
@@ -166,10 +171,17 @@ impl UploadStore for SqlMetadata {
             .bind(file.kind.as_str())
             .bind(as_i64(file.size))
             .bind(file.now_ms)
-            .bind(file.facts.map(|f| i64::from(f.width)))
-            .bind(file.facts.map(|f| i64::from(f.height)))
+            .bind(file.facts.map(|f| i64::from(f.width)).or(video.size.map(|(w, _)| i64::from(w))))
+            .bind(file.facts.map(|f| i64::from(f.height)).or(video.size.map(|(_, h)| i64::from(h))))
             .bind(file.facts.map(|f| i64::from(f.has_alpha)))
-            .bind(file.facts.map(|f| i64::from(f.frame_count)))
+            .bind(file.facts.map(|f| i64::from(f.frame_count)).or(video.frame_count.map(as_i64)))
+            .bind(video.rotation)
+            .bind(video.duration_ms)
+            .bind(video.frame_rate_num)
+            .bind(video.frame_rate_den)
+            .bind(video.video_codec.clone())
+            .bind(video.audio_codec.clone())
+            .bind(video.bitrate)
             .execute(&mut *tx)
             .await?
             .rows_affected();
@@ -189,6 +201,7 @@ impl UploadStore for SqlMetadata {
                     updated_at_ms: file.now_ms,
                     focus: None,
                     facts: file.facts,
+                    video: file.video,
                     summary: None,
                 })));
             }

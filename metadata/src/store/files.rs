@@ -4,6 +4,7 @@
 use async_trait::async_trait;
 use shutterbox_model::{
     AccountId, FileId, FileKind, FocalPoint, FolderId, ImageFacts, MediaType, ObjectKey, PixelSummary, StoredPath,
+    VideoFacts,
 };
 
 use crate::{Result, VariantRecord};
@@ -28,6 +29,9 @@ pub struct FileRecord {
     /// An image's size, alpha and frames (from its headers at confirm, or by the description job); none for
     /// a file that is no image, or until the job read headers confirm could not.
     pub facts: Option<ImageFacts>,
+    /// A video's facts from its container's headers (at confirm, or by the description job); none for a file
+    /// that is no video, or whose headers could not be read.
+    pub video: Option<VideoFacts>,
     /// An image's colour, hashes, placeholder and attention point, from the description job; none until it
     /// ran, or when its pixels could not be read.
     pub summary: Option<PixelSummary>,
@@ -156,9 +160,13 @@ pub trait FileStore: Send + Sync {
         now_ms: i64,
     ) -> Result<bool>;
 
-    /// Images the description job has not run for (of every account), in id order after `after`, at most
-    /// `limit`; and how many there are in all (`shutterbox backfill`).
-    async fn undescribed_images(&self, after: Option<&FileId>, limit: u64) -> Result<(Vec<FileRecord>, u64)>;
+    /// Records a video's facts, read from its headers by the description job (`false` when the file no
+    /// longer exists).
+    async fn set_video_facts(&self, id: &FileId, facts: &VideoFacts) -> Result<bool>;
+
+    /// Images and videos the description job has not run for (of every account), in id order after
+    /// `after`, at most `limit`; and how many there are in all (`shutterbox backfill`).
+    async fn undescribed_files(&self, after: Option<&FileId>, limit: u64) -> Result<(Vec<FileRecord>, u64)>;
 
     /// The account's image files, in id order (batch warming of a whole account).
     async fn image_files(&self, account_id: &AccountId) -> Result<Vec<FileRecord>>;

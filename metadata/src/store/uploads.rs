@@ -4,7 +4,7 @@
 use async_trait::async_trait;
 use shutterbox_model::{
     AccountId, AccountName, Assembly, FileId, FileKind, FileName, FolderPath, ImageFacts, MediaType, ObjectKey,
-    PendingId, StoredPath,
+    PendingId, StoredPath, VideoFacts,
 };
 
 use crate::{FileRecord, Result};
@@ -99,6 +99,8 @@ pub struct NewFile {
     pub now_ms: i64,
     /// An image's facts, as far as confirm read them from its headers.
     pub facts: Option<ImageFacts>,
+    /// A video's facts, from its container's headers.
+    pub video: Option<VideoFacts>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

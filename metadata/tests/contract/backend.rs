@@ -3,7 +3,9 @@
 use shutterbox_metadata::{
     Account, AccountStore, ConfirmOutcome, FileRecord, NewFile, PendingUpload, SqlMetadata, UploadStore,
 };
-use shutterbox_model::{AccountName, FileId, FileKind, ImageFacts, MediaType, ObjectKey, PendingId};
+use shutterbox_model::{
+    AccountName, FileId, FileKind, FrameRate, ImageFacts, MediaType, ObjectKey, PendingId, VideoFacts,
+};
 use sqlx::Connection;
 
 /// A time the tests start from, in milliseconds.
@@ -88,6 +90,21 @@ pub fn new_file(account: &Account, pending: &PendingUpload, raw_type: &str, size
             has_alpha: false,
             frame_count: 1,
         }),
+        video: (kind == FileKind::Video).then(sample_video_facts),
+    }
+}
+
+/// The facts every contract video is confirmed with: a phone's portrait clip.
+pub fn sample_video_facts() -> VideoFacts {
+    VideoFacts {
+        size: Some((1080, 1920)),
+        rotation: 90,
+        duration_ms: Some(5_005),
+        frame_rate: FrameRate::new(30_000, 1_001),
+        video_codec: Some("hevc".into()),
+        audio_codec: Some("aac".into()),
+        bitrate: Some(8_000_000),
+        frame_count: Some(150),
     }
 }
 

@@ -5,9 +5,10 @@ use shutterbox_metadata::{
 };
 use shutterbox_model::{
     AccountId, FileId, FileKind, FocalPoint, FolderId, ImageFacts, ObjectKey, PixelSummary, Rgb, VariantDigest,
+    VideoFacts,
 };
 
-use crate::backend::{T0, account, file};
+use crate::backend::{T0, account, file, sample_video_facts};
 
 pub async fn files_are_found_by_id_path_and_stem_within_their_account(store: &SqlMetadata) {
     let (alpha, beta) = (account(store, "alpha").await, account(store, "beta").await);
@@ -206,25 +207,53 @@ pub async fn focus_and_description_are_recorded(store: &SqlMetadata) {
     assert!(!store.describe_file(&FileId::new("n\0"), Some(facts), None, T0).await.unwrap());
 }
 
-pub async fn undescribed_images_page_by_id(store: &SqlMetadata) {
+pub async fn undescribed_files_page_by_id(store: &SqlMetadata) {
     let (alpha, beta) = (account(store, "alpha").await, account(store, "beta").await);
     let mut images = [
         file(store, &alpha, None, "1.jpg", "image/jpeg", 1, T0).await.id,
         file(store, &beta, None, "2.png", "image/png", 1, T0).await.id,
-        file(store, &alpha, None, "3.gif", "image/gif", 1, T0).await.id,
+        file(store, &alpha, None, "3.mp4", "video/mp4", 1, T0).await.id,
     ];
     file(store, &alpha, None, "notes.json", "application/json", 1, T0).await;
     images.sort();
     let ids = |files: Vec<FileRecord>| files.into_iter().map(|f| f.id).collect::<Vec<_>>();
 
-    let (first, total) = store.undescribed_images(None, 2).await.unwrap();
-    assert_eq!((ids(first), total), (images[..2].to_vec(), 3), "every account's images, by id");
-    let (rest, total) = store.undescribed_images(Some(&images[1]), 2).await.unwrap();
+    let (first, total) = store.undescribed_files(None, 2).await.unwrap();
+    assert_eq!((ids(first), total), (images[..2].to_vec(), 3), "every account's images and videos, by id");
+    let (rest, total) = store.undescribed_files(Some(&images[1]), 2).await.unwrap();
     assert_eq!((ids(rest), total), (images[2..].to_vec(), 3));
 
     assert!(store.describe_file(&images[0], None, None, T0).await.unwrap());
-    let (all, total) = store.undescribed_images(None, 10).await.unwrap();
+    let (all, total) = store.undescribed_files(None, 10).await.unwrap();
     assert_eq!((ids(all), total), (images[1..].to_vec(), 2), "described, even with nothing read, is done");
+}
+
+/// A video's facts as confirm records them, read back; and as the description job replaces them.
+pub async fn video_facts_are_kept_whole(store: &SqlMetadata) {
+    let acme = account(store, "acme").await;
+    let clip = file(store, &acme, None, "clip.mov", "video/quicktime", 9, T0).await;
+    assert_eq!(clip.video, Some(sample_video_facts()), "as confirm made it");
+    let read = store.file_by_id(&clip.id).await.unwrap().unwrap();
+    assert_eq!((read.video, read.facts), (Some(sample_video_facts()), None), "a video has no image facts");
+    let photo = file(store, &acme, None, "cat.jpg", "image/jpeg", 9, T0).await;
+    assert_eq!(store.file_by_id(&photo.id).await.unwrap().unwrap().video, None);
+
+    // Sound alone, with nothing but what a sound file states.
+    let sound = VideoFacts {
+        size: None,
+        rotation: 0,
+        duration_ms: Some(1),
+        frame_rate: None,
+        video_codec: None,
+        audio_codec: Some("opus".into()),
+        bitrate: None,
+        frame_count: None,
+    };
+    assert!(store.set_video_facts(&clip.id, &sound).await.unwrap());
+    let read = store.file_by_id(&clip.id).await.unwrap().unwrap();
+    assert_eq!(read.video, Some(sound.clone()));
+    assert!(!store.set_video_facts(&FileId::new("nope"), &sound).await.unwrap());
+    assert!(!store.set_video_facts(&FileId::new("n\0"), &sound).await.unwrap());
 }
 
 pub fn variant(file: &FileRecord, digest: &str, size: u64) -> VariantRecord {

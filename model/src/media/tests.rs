@@ -62,7 +62,7 @@ fn every_row_keeps_what_its_columns_promise() {
 /// Each row with a signature recognises a sample of its own bytes as its own type, and nothing else.
 #[test]
 fn each_signature_recognises_its_own_format() {
-    let samples: [(&[u8], &str); 10] = [
+    let samples: [(&[u8], &str); 16] = [
         (b"\xFF\xD8\xFF\xE0\0\x10JFIF", "image/jpeg"),
         (b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR", "image/png"),
         (b"RIFF\x24\0\0\0WEBPVP8 ", "image/webp"),
@@ -73,6 +73,12 @@ fn each_signature_recognises_its_own_format() {
         (b"\0\0\0\x18ftypheic\0\0\0\0mif1heic", "image/heic"),
         (b"\0\0\0\x18ftypmif1\0\0\0\0avifmiaf", "image/avif"),
         (b"\0\0\0\x14ftypmif1\0\0\0\0miaf", "image/heif"),
+        (b"\0\0\0\x18ftypisom\0\0\0\0mp41isom", "video/mp4"),
+        (b"\0\0\0\x14ftypqt  \0\0\x02\0qt  ", "video/quicktime"),
+        (b"\0\0\0\x14ftyp3gp4\0\0\0\0isom", "video/3gpp"),
+        (b"\x1A\x45\xDF\xA3\x9F\x42\x86\x81\x01\x42\x82\x88matroska\x42\x87", "video/x-matroska"),
+        (b"\x1A\x45\xDF\xA3\x9F\x42\x86\x81\x01\x42\x82\x84webm\x42\x87", "video/webm"),
+        (b"RIFF\x24\0\0\0AVI LIST", "video/x-msvideo"),
     ];
     for (head, mime) in samples {
         assert_eq!(recognise(head, ""), Some(mime), "{head:?}");
@@ -81,9 +87,16 @@ fn each_signature_recognises_its_own_format() {
     assert_eq!(recognise(b"", "<?xml version=\"1.0\"?><svg/>"), Some("image/svg+xml"));
     assert_eq!(recognise(b"", "<?xml version=\"1.0\"?><feed/>"), None, "XML that is not SVG");
     assert_eq!(recognise(b"", "<!doctype html><p>"), Some("text/html"));
-    // A Canon raw file begins as a TIFF does; an MP4's brands are none of the images'.
+    // A Canon raw file begins as a TIFF does.
     assert_eq!(recognise(b"II*\0\x10\0\0\0CR\x02\0", ""), None);
-    assert_eq!(recognise(b"\0\0\0\x18ftypisom\0\0\0\0mp41isom", ""), None);
+    let mut ts = vec![0u8; 400];
+    for at in [0, 188, 376] {
+        ts[at] = 0x47;
+    }
+    assert_eq!(recognise(&ts, ""), Some("video/mp2t"));
+    ts[188] = 0;
+    assert_eq!(recognise(&ts, ""), None, "one sync byte is no transport stream");
+    assert_eq!(recognise(b"\x1A\x45\xDF\xA3\x9F\x42\x82\x84webx", ""), None, "another DocType");
     // A box length past the bytes present, or none at all, reads what is there and no further.
     assert_eq!(recognise(b"\xff\xff\xff\xffftypavif", ""), None, "shorter than a box header and brand");
     assert_eq!(recognise(b"\xff\xff\xff\xffftypheic\0\0\0\0", ""), Some("image/heic"));
