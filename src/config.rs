@@ -194,18 +194,23 @@ pub struct VideoSettings {
     #[arg(long, env = "SHUTTERBOX_VIDEO_MAX_SECONDS", default_value_t = 4 * 3600,
           value_parser = clap::value_parser!(u64).range(1..))]
     pub video_max_seconds: u64,
+
+    /// Longest animated preview of a video (`dur`), in seconds; longer → 400 naming it.
+    #[arg(long, env = "SHUTTERBOX_VIDEO_MAX_PREVIEW_SECONDS", default_value_t = 10,
+          value_parser = clap::value_parser!(u32).range(1..=shutterbox_pipeline::params::MAX_PREVIEW_SECONDS as i64))]
+    pub video_max_preview_seconds: u32,
 }
 
 impl Default for VideoSettings {
     fn default() -> Self {
-        Self { ffmpeg: PathBuf::from("ffmpeg"), video_max_seconds: 4 * 3600 }
+        Self { ffmpeg: PathBuf::from("ffmpeg"), video_max_seconds: 4 * 3600, video_max_preview_seconds: 10 }
     }
 }
 
 impl VideoSettings {
     /// What decodes videos' frames: `ffmpeg`, when it runs here (said once at start-up either way).
     pub fn video_decoder(&self) -> Option<VideoDecoder> {
-        let decoder = VideoDecoder::new(self.ffmpeg.clone(), self.video_max_seconds);
+        let decoder = VideoDecoder::new(self.ffmpeg.clone(), self.video_max_seconds, self.video_max_preview_seconds);
         match decoder.check() {
             Ok(version) => {
                 tracing::info!(%version, "video frames are decoded with FFmpeg");

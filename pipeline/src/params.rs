@@ -17,6 +17,8 @@ pub const MAX_BORDER: u32 = 1000;
 /// The latest `t`, in seconds: a day. A video's own duration bounds it further (checked by delivery, which
 /// knows the file).
 pub const MAX_FRAME_SECONDS: u32 = 86_400;
+/// The longest `dur`, in seconds; the service's configuration may allow less (default 10).
+pub const MAX_PREVIEW_SECONDS: u32 = 60;
 /// `q` when none is given and the output format is lossy.
 pub const DEFAULT_QUALITY: u8 = 80;
 
@@ -156,6 +158,9 @@ pub struct Transform {
     /// `t`: which frame of a video is rendered, in milliseconds from its start; none: its poster. Read where
     /// the frame is decoded; an image's renders ignore it.
     pub frame_at_ms: Option<u32>,
+    /// `dur`: a video's animated preview of this many milliseconds from `frame_at_ms` (or its start); none: a
+    /// still frame.
+    pub preview_ms: Option<u32>,
 }
 
 /// What a parameter's value is: what the parser accepts, and what the API documents (the OpenAPI document,
@@ -202,7 +207,7 @@ pub struct ParamSpec {
 /// a row here (plus its step in the pipeline): the parser, the canonical text, `to_query`, the transform-url
 /// body, the OpenAPI document (and so the console's controls) and docs/transformations.md's list follow
 /// from it, and the tests holding each of them to this table fail until the row is whole.
-pub const PARAMS: [ParamSpec; 14] = [
+pub const PARAMS: [ParamSpec; 15] = [
     ParamSpec {
         name: "format",
         kind: ParamKind::OneOf { values: Format::names },
@@ -388,6 +393,20 @@ pub const PARAMS: [ParamSpec; 14] = [
         key: |t| t.frame_at_ms.map(millis_text),
         query: |t| t.frame_at_ms.map(millis_text),
     },
+    ParamSpec {
+        name: "dur",
+        kind: ParamKind::Number { min: 0.1, max: MAX_PREVIEW_SECONDS as f64 },
+        default: "a still frame",
+        about: "for a video asked as GIF or WebP (or `auto`): an animated preview of this many seconds from `t` \
+                (or the start), at 10 frames a second (fewer where the video has fewer), every other parameter \
+                applied to each frame; at most the service's limit (default 10 s). Ignored for images",
+        set: |t, spec, v| {
+            t.preview_ms = Some(seconds(spec, v)?);
+            Ok(())
+        },
+        key: |t| t.preview_ms.map(millis_text),
+        query: |t| t.preview_ms.map(millis_text),
+    },
 ];
 
 /// The parameter named `name`, if it is one.
@@ -558,6 +577,7 @@ impl Transform {
         still: false,
         gravity: Gravity::Center,
         frame_at_ms: None,
+        preview_ms: None,
     };
 }
 

@@ -2,10 +2,11 @@
 //! facts"): `read_video_facts` over a `ByteSource`, which the caller backs with ranged reads of the stored
 //! object, so a 2 GB upload costs the few kilobytes of its headers. One reader per container family
 //! (`shutterbox_model::VideoContainer`): `isobmff` (MP4, QuickTime, 3GPP), `matroska` (Matroska, WebM),
-//! `avi`, `mpegts`; `poster` chooses a video's poster among its opening frames; `codec_names` maps each one's codec tags to FFmpeg's names. Pure: every read goes
+//! `avi`, `mpegts`; `poster` chooses a video's poster among its opening frames, `apng` completes the preview FFmpeg writes; `codec_names` maps each one's codec tags to FFmpeg's names. Pure: every read goes
 //! through the source, and every read and every length a header states is bounded before it is asked
 //! (`Reads`), so a hostile file costs at most `MAX_HEADER_BYTES` of reads and no allocation it chooses.
 
+mod apng;
 mod avi;
 mod codec_names;
 mod isobmff;
@@ -13,6 +14,7 @@ mod matroska;
 mod mpegts;
 mod poster;
 
+pub use apng::complete_apng;
 pub use poster::{POSTER_SAMPLE_SIDE, choose_poster};
 use shutterbox_model::{VideoContainer, VideoFacts};
 

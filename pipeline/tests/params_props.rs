@@ -330,6 +330,9 @@ fn to_pairs(t: &Transform, s: Spelling, verbose: bool) -> Vec<(String, String)> 
         };
         push("t", text);
     }
+    if let Some(ms) = t.preview_ms {
+        push("dur", format!("{}", f64::from(ms) / 1000.0));
+    }
     pairs
 }
 
@@ -369,15 +372,16 @@ fn transform() -> impl Strategy<Value = Transform> {
         select(Gravity::names()).prop_map(|name| Gravity::parse(name).unwrap_or_default()),
         (0u16..=10_000, 0u16..=10_000).prop_map(|(x, y)| Gravity::Point(FocalPoint { x, y })),
     ];
+    let preview = prop::option::of(prop_oneof![Just(100u32), Just(60_000), 100u32..=60_000]);
     let frame_at = prop::option::of(prop_oneof![Just(0u32), Just(86_400_000), 0u32..=86_400_000, 0u32..10_000]);
     (
         (prop::option::of(select(formats())), dimension.clone(), dimension, select(FITS.to_vec()), quality),
-        (blur, any::<bool>(), any::<bool>(), 0u16..360, border, crop, any::<bool>(), gravity, frame_at),
+        (blur, any::<bool>(), any::<bool>(), 0u16..360, border, crop, any::<bool>(), gravity, frame_at, preview),
     )
         .prop_map(
             |(
                 (format, width, height, fit, (quality, quality_given)),
-                (blur, sharp, gray, rotation, border, crop, still, gravity, frame_at_ms),
+                (blur, sharp, gray, rotation, border, crop, still, gravity, frame_at_ms, preview_ms),
             )| {
                 Transform {
                     format,
@@ -400,6 +404,7 @@ fn transform() -> impl Strategy<Value = Transform> {
                         Gravity::Center
                     },
                     frame_at_ms,
+                    preview_ms,
                 }
             },
         )

@@ -357,3 +357,60 @@ async fn broken_and_hostile_videos_are_refused_by_name() {
     let health = app.client.get(format!("{}/healthz", app.root)).send().await.unwrap();
     assert_eq!(health.status(), StatusCode::OK);
 }
+
+#[tokio::test]
+async fn animated_previews_run_every_frame_through_the_image_parameters() {
+    use image::AnimationDecoder;
+    let app = TestApp::spawn().await;
+    let dir = tempfile::tempdir().unwrap();
+    make_video(dir.path(), "pattern.mp4", 3.0, "null", &h264(&[]));
+    let bytes = std::fs::read(dir.path().join("pattern.mp4")).unwrap();
+    let file = app.upload("pattern.mp4", "video/mp4", &bytes).await;
+    let url = file["secureUrl"].as_str().unwrap().to_owned();
+
+    let (status, content_type, body) = app.fetch(&format!("{url}?t=0.5&dur=1&w=120&format=gif")).await;
+    assert_eq!((status, content_type.as_str()), (StatusCode::OK, "image/gif"), "{}", String::from_utf8_lossy(&body));
+    let frames = image::codecs::gif::GifDecoder::new(std::io::Cursor::new(&body)).unwrap().into_frames();
+    let frames: Vec<image::Frame> = frames.collect::<Result<_, _>>().unwrap();
+    // Ten frames a second (the video has 25), each through the resize.
+    assert_eq!(frames.len(), 10);
+    for frame in &frames {
+        assert_eq!(frame.buffer().dimensions(), (120, 90));
+        let (numerator, denominator) = frame.delay().numer_denom_ms();
+        assert_eq!(numerator / denominator, 100, "a tenth of a second each");
+    }
+    // The first is ffmpeg's frame at t through the same resize (within a GIF palette's error).
+    let reference = dir.path().join("first.png");
+    let made = Command::new("ffmpeg")
+        .args(["-v", "error", "-y", "-ss", "0.5", "-i"])
+        .arg(dir.path().join("pattern.mp4"))
+        .args(["-frames:v", "1", "-vf", "scale=120:90:flags=lanczos"])
+        .arg(&reference)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let first = image::DynamicImage::ImageRgba8(frames[0].buffer().clone()).to_rgb8();
+    let difference = mean_difference(&first, &image::open(&reference).unwrap().to_rgb8());
+    assert!(difference < 12.0, "mean difference {difference:.2} from ffmpeg's frame at 0.5 s");
+
+    // WebP, and auto: an animated WebP.
+    for format in ["webp", "auto"] {
+        let (status, content_type, body) = app.fetch(&format!("{url}?dur=2&w=64&format={format}")).await;
+        assert_eq!((status, content_type.as_str()), (StatusCode::OK, "image/webp"), "{format}");
+        assert!(body.windows(4).any(|w| w == b"ANIM"), "{format}: an animation");
+    }
+    // Past the configured limit (10 s by default), or as a format that does not animate: a 400 naming it.
+    let (status, _, body) = app.fetch(&format!("{url}?dur=11&format=gif")).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert!(String::from_utf8_lossy(&body).contains("at most 10 s"), "{}", String::from_utf8_lossy(&body));
+    let (status, _, body) = app.fetch(&format!("{url}?dur=1&format=jpeg")).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert!(String::from_utf8_lossy(&body).contains("GIF or a WebP"), "{}", String::from_utf8_lossy(&body));
+    // A preview bigger than the animation budget is refused before FFmpeg starts.
+    let small_budget = TestApp::spawn_with(|config| config.limits.max_animation_pixels = 100_000).await;
+    let file = small_budget.upload("pattern.mp4", "video/mp4", &bytes).await;
+    let (status, _, body) =
+        small_budget.fetch(&format!("{}?dur=2&w=320&format=gif", file["secureUrl"].as_str().unwrap())).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert!(String::from_utf8_lossy(&body).contains("frames of"), "{}", String::from_utf8_lossy(&body));
+}

@@ -21,7 +21,7 @@ use crate::{
     render_pool::{Priority, RenderPool},
     sources::RenderSources,
     spec::{VariantKey, VariantSpec},
-    video::{FrameAt, VideoDecoder, VideoInput},
+    video::{VideoDecode, VideoDecoder, VideoInput},
 };
 
 /// A rendered variant's bytes and type.
@@ -177,14 +177,15 @@ impl Renderer {
         Ok(Variant { bytes: Bytes::from(bytes), content_type: rendered.format.mime().to_owned() })
     }
 
-    /// The frame `at` of video `file` (whose headers said `facts`), as a BMP, decoded by FFmpeg while a
-    /// render thread waits: video work is counted as renders are, by the pool and admission alike.
-    pub async fn frame(
+    /// What `decode` asks of video `file` (whose headers said `facts`): a frame as a BMP, or an animated
+    /// preview as an APNG, decoded by FFmpeg while a render thread waits: video work is counted as renders
+    /// are, by the pool and admission alike.
+    pub async fn video(
         &self,
         file: &shutterbox_metadata::FileRecord,
         container: shutterbox_model::VideoContainer,
         facts: &shutterbox_model::VideoFacts,
-        at: FrameAt,
+        decode: VideoDecode,
         priority: Priority,
     ) -> Result<Bytes, VariantError> {
         let decoder = self.video.clone().ok_or(VariantError::NoVideoDecoder)?;
@@ -192,13 +193,18 @@ impl Renderer {
         let (facts, options) = (facts.clone(), self.options);
         let cancellation = Cancellation::new();
         let cancel_on_drop = cancellation.on_drop();
-        let frame = self
+        let decoded = self
             .pool
-            .run(priority, move || decoder.frame(&input, container, &facts, at, &options, &cancellation))
+            .run(priority, move || match decode {
+                VideoDecode::Frame(at) => decoder.frame(&input, container, &facts, at, &options, &cancellation),
+                VideoDecode::Preview(preview) => {
+                    decoder.preview(&input, container, &facts, preview, &options, &cancellation)
+                }
+            })
             .await?
             .map_err(VariantError::of_render);
         cancel_on_drop.disarm();
-        Ok(Bytes::from(frame?))
+        Ok(Bytes::from(decoded?))
     }
 
     /// The facts and pixel summary of an image from its `source` (`pipeline::summarize`), on a render

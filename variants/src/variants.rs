@@ -29,7 +29,7 @@ use crate::{
     renderer::{RenderTimes, Renderer, Variant},
     sources::{RenderSource, RenderSources},
     spec::{VariantKey, VariantSpec},
-    video::FrameAt,
+    video::{FrameAt, VideoDecode},
 };
 
 /// How often the last-use times noted in memory are written down.
@@ -405,16 +405,29 @@ impl Variants {
                 "the video's headers could not be read, so no frame of it is decoded".into(),
             ))
         })?;
-        if let Some(ms) = spec.transform().frame_at_ms {
+        let transform = spec.transform();
+        if let Some(for_ms) = transform.preview_ms {
+            let preview = crate::video::Preview {
+                from_ms: transform.frame_at_ms.unwrap_or(0),
+                for_ms,
+                side: transform.width.max(transform.height),
+                crops: transform.crop.is_some(),
+            };
+            return self.renderer.video(file, container, facts, VideoDecode::Preview(preview), priority).await;
+        }
+        if let Some(ms) = transform.frame_at_ms {
             if let Some(duration) = facts.duration_ms
                 && u64::from(ms) > duration
             {
                 return Err(VariantError::Rejected(PipelineError::Refused(beyond_duration(ms, duration))));
             }
-            return self.renderer.frame(file, container, facts, FrameAt::Millis(ms), priority).await;
+            return self
+                .renderer
+                .video(file, container, facts, VideoDecode::Frame(FrameAt::Millis(ms)), priority)
+                .await;
         }
         if spec.is_working_copy() {
-            return self.renderer.frame(file, container, facts, FrameAt::Poster, priority).await;
+            return self.renderer.video(file, container, facts, VideoDecode::Frame(FrameAt::Poster), priority).await;
         }
         self.poster(file, container, facts, priority).await
     }
@@ -446,7 +459,8 @@ impl Variants {
             },
         };
         let made = async {
-            let frame = self.renderer.frame(file, container, facts, FrameAt::Poster, priority).await?;
+            let frame =
+                self.renderer.video(file, container, facts, VideoDecode::Frame(FrameAt::Poster), priority).await?;
             let copy = self.renderer.render(frame, &VariantSpec::working_copy(), priority).await?;
             if let Err(e) = self.renderer.persist(&copy_key, &copy, now_ms(), Keep::Pinned).await {
                 tracing::warn!(error = %e, variant = %copy_key, "could not keep a video's poster");

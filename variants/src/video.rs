@@ -43,6 +43,32 @@ pub struct VideoDecoder {
     program: PathBuf,
     /// The longest video whose frames are decoded, in seconds (`SHUTTERBOX_VIDEO_MAX_SECONDS`).
     max_seconds: u64,
+    /// The longest animated preview, in milliseconds (`SHUTTERBOX_VIDEO_MAX_PREVIEW_SECONDS`).
+    max_preview_ms: u32,
+}
+
+/// What a render asks of a video.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum VideoDecode {
+    Frame(FrameAt),
+    Preview(Preview),
+}
+
+/// Frames a second of an animated preview, at most (fewer where the video has fewer).
+pub const PREVIEW_RATE: u32 = 10;
+
+/// The longer side of a preview's frames when the request names no size.
+pub const PREVIEW_SIDE: u32 = 480;
+
+/// An animated preview's span and the size its frames must cover.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Preview {
+    pub from_ms: u32,
+    pub for_ms: u32,
+    /// The largest side the request asks for (`w` or `h`); none: `PREVIEW_SIDE` on the longer side.
+    pub side: Option<u32>,
+    /// Whether the request crops in source pixels: then frames keep the video's own size.
+    pub crops: bool,
 }
 
 /// Where a child reads a video from.
@@ -91,8 +117,8 @@ impl VideoInput {
 }
 
 impl VideoDecoder {
-    pub fn new(program: PathBuf, max_seconds: u64) -> Self {
-        Self { program, max_seconds }
+    pub fn new(program: PathBuf, max_seconds: u64, max_preview_secs: u32) -> Self {
+        Self { program, max_seconds, max_preview_ms: max_preview_secs.saturating_mul(1000) }
     }
 
     /// The program's version line, or why it does not run (start-up says which, once).
@@ -142,6 +168,65 @@ impl VideoDecoder {
             )));
         }
         Ok(frame)
+    }
+
+    /// An animated preview (`dur`) as an APNG the pipeline reads: `PREVIEW_RATE` frames a second from
+    /// `preview.from_ms`, scaled (Lanczos) so that they still cover the size asked for, and counted
+    /// against the animation budget before FFmpeg starts. Blocking: for a render thread.
+    pub(crate) fn preview(
+        &self,
+        input: &VideoInput,
+        container: VideoContainer,
+        facts: &VideoFacts,
+        preview: Preview,
+        options: &RenderOptions,
+        cancellation: &Cancellation,
+    ) -> Result<Vec<u8>, PipelineError> {
+        let (width, height) = self.check_limits(facts, options)?;
+        if preview.for_ms > self.max_preview_ms {
+            return Err(PipelineError::Refused(format!(
+                "an animated preview is at most {} s long here (asked for {} s)",
+                self.max_preview_ms / 1000,
+                f64::from(preview.for_ms) / 1000.0
+            )));
+        }
+        let rate =
+            facts.frame_rate.map_or(f64::from(PREVIEW_RATE), |r| r.per_second().clamp(0.1, f64::from(PREVIEW_RATE)));
+        let frames = (f64::from(preview.for_ms) / 1000.0 * rate).ceil().max(1.0) as u64;
+        // Scaled so that the shorter side still covers the side asked for (or the longer side is
+        // `PREVIEW_SIDE`), never enlarged; a crop's coordinates are the video's own pixels.
+        let scale = match (preview.crops, preview.side) {
+            (true, _) => 1.0,
+            (false, Some(side)) => (f64::from(side) / f64::from(width.min(height))).min(1.0),
+            (false, None) => (f64::from(PREVIEW_SIDE) / f64::from(width.max(height))).min(1.0),
+        };
+        let even = |side: u32| ((f64::from(side) * scale / 2.0).round() as u32 * 2).max(2);
+        let (w, h) = if scale < 1.0 { (even(width), even(height)) } else { (width, height) };
+        let pixels = frames * u64::from(w) * u64::from(h);
+        if pixels > options.max_animation_pixels {
+            return Err(PipelineError::AnimationTooLarge {
+                width: w,
+                height: h,
+                frames,
+                max_pixels: options.max_animation_pixels,
+            });
+        }
+        let seconds = f64::from(preview.from_ms) / 1000.0;
+        let mut args = self.input_args(input, container, Some(seconds), None);
+        args.extend(["-t".into(), format!("{:.3}", f64::from(preview.for_ms) / 1000.0)]);
+        args.extend(["-map", "0:v:0", "-an", "-sn", "-dn", "-vf"].map(String::from));
+        args.push(format!("fps={rate:.3},scale={w}:{h}:flags=lanczos,format=rgb24"));
+        args.extend(["-frames:v".into(), frames.to_string()]);
+        args.extend(["-f", "apng", "-plays", "0", "-compression_level", "1", "pipe:1"].map(String::from));
+        // Stored rows at worst, with their filter bytes and the chunks' overhead.
+        let most = frames * (u64::from(w) * 3 + 1) * u64::from(h) + frames * 4096 + 4096;
+        let mut apng = self.run(&args, width, height, most, options, cancellation, input)?;
+        match shutterbox_pipeline::video::complete_apng(&mut apng) {
+            Some(n) if n > 0 => Ok(apng),
+            _ => Err(PipelineError::Refused(format!(
+                "the video has no frames from {seconds:.3} s that FFmpeg could decode"
+            ))),
+        }
     }
 
     /// The displayed size, once the video is known to be within the limits.

@@ -27,6 +27,9 @@ pub(crate) enum NotRendered {
     /// `t` past a video's end.
     #[error("{0}")]
     BeyondDuration(String),
+    /// An animated preview asked in a format that does not animate.
+    #[error("an animated preview (dur) is a GIF or a WebP: ask for one of them, or auto, as the format")]
+    PreviewNotAnimated,
 }
 
 impl Rendition {
@@ -38,8 +41,8 @@ impl Rendition {
         if file.raw_type.format().is_some_and(|format| format.info().video.is_some()) {
             return Self::of_video(file, transform, extension_format);
         }
-        // `t` chooses a video's frame: an image ignores it, and its variants keep the keys they had.
-        let transform = &Transform { frame_at_ms: None, ..*transform };
+        // `t` and `dur` choose a video's frames: an image ignores them, and its variants keep their keys.
+        let transform = &Transform { frame_at_ms: None, preview_ms: None, ..*transform };
         let nothing_asked = transform.is_identity() && extension_format.is_none();
         if !file.raw_type.is_transformable() || transform.format.is_some_and(Format::serves_original) {
             if file.kind != FileKind::Image && !nothing_asked {
@@ -59,7 +62,8 @@ impl Rendition {
 
     /// A video's: the video itself when nothing is asked (or `format=bmp`), else a frame rendered as an
     /// image (docs/transformations.md, "Videos"): the poster, or the frame at `t`, which must be within the
-    /// video; JPEG unless a format is named, a WebP still for `auto`.
+    /// video; JPEG unless a format is named, a WebP still for `auto`. With `dur`, an animated preview, GIF or
+    /// WebP (`auto` and no format named: WebP).
     fn of_video(
         file: &FileRecord,
         transform: &Transform,
@@ -76,10 +80,12 @@ impl Rendition {
             return Err(NotRendered::BeyondDuration(beyond_duration(ms, duration)));
         }
         let transform = transform.with_focus(file.focus.or(file.summary.as_ref().map(|s| s.attention)));
-        let target = match target_of(transform.format, extension_format) {
-            Target::Source => Target::Format(OutputFormat::Jpeg),
-            Target::Auto => Target::Format(OutputFormat::Webp),
-            named => named,
+        let asked = target_of(transform.format, extension_format);
+        let target = match (asked, transform.preview_ms) {
+            (Target::Source, None) => Target::Format(OutputFormat::Jpeg),
+            (Target::Source | Target::Auto, _) => Target::Format(OutputFormat::Webp),
+            (Target::Format(OutputFormat::Gif | OutputFormat::Webp), Some(_)) | (Target::Format(_), None) => asked,
+            (Target::Format(_), Some(_)) => return Err(NotRendered::PreviewNotAnimated),
         };
         Ok(Self::Variant(VariantSpec::new(transform, target)))
     }
