@@ -414,3 +414,77 @@ async fn animated_previews_run_every_frame_through_the_image_parameters() {
     assert_eq!(status, StatusCode::BAD_REQUEST);
     assert!(String::from_utf8_lossy(&body).contains("frames of"), "{}", String::from_utf8_lossy(&body));
 }
+
+/// Clears what confirm and the description job recorded of a video, as a database from before video facts
+/// has it.
+async fn forget_video(app: &TestApp, id: &str) {
+    sqlx::any::install_default_drivers();
+    let pool = sqlx::AnyPool::connect(&app.config.backend.database_url()).await.unwrap();
+    sqlx::query(
+        "UPDATE files SET width = NULL, height = NULL, frame_count = NULL, rotation = NULL, duration_ms = NULL, \
+         frame_rate_num = NULL, frame_rate_den = NULL, video_codec = NULL, audio_codec = NULL, bitrate = NULL, \
+         dominant_color = NULL, thumbhash = NULL, blurhash = NULL, placeholder = NULL, attention_x = NULL, \
+         attention_y = NULL, described_at = NULL WHERE id = $1",
+    )
+    .bind(id)
+    .execute(&pool)
+    .await
+    .unwrap();
+}
+
+#[tokio::test]
+async fn backfill_reads_the_facts_and_poster_of_videos_stored_before_them() {
+    let app = TestApp::spawn().await;
+    let dir = tempfile::tempdir().unwrap();
+    let bytes = make_video(dir.path(), "old.mp4", 1.0, "null", &h264(&[]));
+    let file = app.upload("old.mp4", "video/mp4", &bytes).await;
+    let id = file["id"].as_str().unwrap();
+    eventually(30, "the description job runs", || async { !file_object(&app, id).await["placeholder"].is_null() })
+        .await;
+    let before = file_object(&app, id).await;
+    forget_video(&app, id).await;
+    let forgotten = file_object(&app, id).await;
+    assert!(forgotten["duration"].is_null() && forgotten["placeholder"].is_null(), "{forgotten}");
+    let env: Vec<(&str, String)> = app.command_env();
+    let env: Vec<(&str, &str)> = env.iter().map(|(name, value)| (*name, value.as_str())).collect();
+    let (ok, stdout, stderr) = crate::helpers::shutterbox(&["backfill"], &env).await;
+    assert!(ok, "backfill failed: {stdout}{stderr}");
+    assert!(stdout.contains("1 images described, 0 not readable, 0 failed"), "{stdout}");
+    let after = file_object(&app, id).await;
+    for field in [
+        "width",
+        "height",
+        "duration",
+        "frameRate",
+        "videoCodec",
+        "audioCodec",
+        "bitrate",
+        "frameCount",
+        "dominantColor",
+        "thumbhash",
+        "blurhash",
+        "placeholder",
+    ] {
+        assert_eq!(after[field], before[field], "{field} read again as it was");
+    }
+}
+
+#[tokio::test]
+async fn video_frames_spend_the_cold_render_budget() {
+    let app = TestApp::spawn_with(|config| {
+        config.cold_render_limit = Some(shutterbox_api::RateLimitSpec { requests: 2, window_secs: 86_400 });
+    })
+    .await;
+    let dir = tempfile::tempdir().unwrap();
+    let bytes = make_video(dir.path(), "clip.mp4", 1.0, "null", &h264(&[]));
+    let file = app.upload("clip.mp4", "video/mp4", &bytes).await;
+    let url = file["secureUrl"].as_str().unwrap();
+    for t in ["0.1", "0.2"] {
+        let (status, _, _) = app.fetch(&format!("{url}?t={t}&w=50&format=jpeg")).await;
+        assert_eq!(status, StatusCode::OK, "t={t}");
+    }
+    let (status, _, _) = app.fetch(&format!("{url}?t=0.3&w=50&format=jpeg")).await;
+    assert_eq!(status, StatusCode::TOO_MANY_REQUESTS, "a third new frame is past the budget");
+    let (status, _, _) = app.fetch(&format!("{url}?t=0.1&w=50&format=jpeg")).await;
+    assert_eq!(status, StatusCode::OK, "a frame made already is served");
+}
