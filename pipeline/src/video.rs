@@ -9,6 +9,7 @@
 mod apng;
 mod avi;
 mod codec_names;
+mod h264;
 mod isobmff;
 mod matroska;
 mod mpegts;

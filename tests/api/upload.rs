@@ -148,6 +148,12 @@ async fn a_png_upload_returns_a_complete_file_object() {
         "thumbhash",
         "blurhash",
         "placeholder",
+        // A video's facts (docs/api.md, "Video facts"): null for an image.
+        "duration",
+        "frameRate",
+        "videoCodec",
+        "audioCodec",
+        "bitrate",
     ];
     assert_eq!(fields, HashSet::from(expected), "{file}");
     assert_eq!(file["focus"], serde_json::Value::Null);

@@ -130,6 +130,8 @@ async fn videos_carry_their_containers_facts() {
         ),
         ("clip.avi", "video/x-msvideo", vec!["-c:v", "mpeg4", "-c:a", "libmp3lame"]),
         ("clip.mkv", "video/x-matroska", vec!["-c:v", "libx264", "-preset", "ultrafast", "-an"]),
+        // A camcorder's kind: H.264 in a transport stream, its size read from the stream's own headers.
+        ("clip.mts", "video/mp2t", h264(&["-f", "mpegts"])),
     ];
     for (name, mime, args) in &cases {
         let mut bytes = make_video(dir.path(), name, 1.0, "null", args);
@@ -158,6 +160,9 @@ async fn videos_carry_their_containers_facts() {
         let bitrate = file["bitrate"].as_f64().unwrap();
         let stated = bytes.len() as f64 * 8.0 / (duration / 1000.0);
         assert!((bitrate / stated - 1.0).abs() < 0.01, "{name}: {bitrate} bits/s");
+        // A frame of each.
+        let (status, content_type, _) = app.fetch(&format!("{}?t=0.5&w=64", file["secureUrl"].as_str().unwrap())).await;
+        assert_eq!((status, content_type.as_str()), (StatusCode::OK, "image/jpeg"), "{name}");
         // Still what the video is: served as stored.
         let (status, content_type, body) = app.fetch(file["secureUrl"].as_str().unwrap()).await;
         assert_eq!((status, content_type.as_str(), body.len()), (StatusCode::OK, *mime, bytes.len()), "{name}");

@@ -34,6 +34,9 @@ const BASE_ADDRESS_SPACE: u64 = 1 << 30;
 const POSTER_SECONDS: u32 = 4;
 const POSTER_RATE: u32 = 5;
 
+/// How far before the time a transport stream is seeked to, to be decoded forward from there.
+const TS_SEEK_MARGIN: f64 = 10.0;
+
 /// How long a presigned URL a child reads from stays valid.
 const URL_LIFETIME: Duration = Duration::from_secs(600);
 
@@ -291,13 +294,26 @@ impl VideoDecoder {
             ["-nostdin", "-hide_banner", "-loglevel", "error", "-threads", "2"].map(String::from).into();
         args.extend(["-protocol_whitelist".into(), input.protocols().into()]);
         args.extend(["-f".into(), container.demuxer().into()]);
-        if let Some(seconds) = seconds {
+        // A transport stream has no index: FFmpeg's seek lands by its byte rate, past the keyframe it needs
+        // when the keyframes are sparse, and finds no frame. It is seeked to well before the time (a
+        // camcorder's keyframes are a second apart at most) and decoded forward from there.
+        let (before, after) = match (seconds, container) {
+            (Some(seconds), VideoContainer::MpegTs) => {
+                let before = (seconds - TS_SEEK_MARGIN).max(0.0);
+                (Some(before), Some(seconds - before))
+            }
+            (seconds, _) => (seconds, None),
+        };
+        if let Some(seconds) = before {
             args.extend(["-ss".into(), format!("{seconds:.3}")]);
         }
         if let Some(limit) = limit {
             args.extend(["-t".into(), limit.to_string()]);
         }
         args.extend(["-i".into(), input.argument()]);
+        if let Some(seconds) = after {
+            args.extend(["-ss".into(), format!("{seconds:.3}")]);
+        }
         args
     }
 

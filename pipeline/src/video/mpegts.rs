@@ -1,11 +1,12 @@
 //! MPEG transport streams (`.ts`, a camcorder's `.mts`/`.m2ts`): the program tables (PAT, then the first
 //! program's PMT) for the streams' codecs, and the first and last presentation time of the video stream
 //! for the duration, from the first and the last megabyte. A transport stream states neither its picture
-//! size nor its frame count in a table; the size is left to what decoding finds.
+//! size nor its frame count in a table: an H.264 stream's size is its sequence parameter set's (`h264`), in
+//! the first packets of the video stream; another codec's is not read (no frames are decoded without it).
 
 use shutterbox_model::VideoFacts;
 
-use super::{Reads, VideoError, be, codec_names};
+use super::{Reads, VideoError, be, codec_names, h264};
 
 /// How much of each end is read.
 const WINDOW: u64 = 1 << 20;
@@ -62,8 +63,27 @@ pub(super) fn read(reads: &mut Reads<'_>) -> Result<VideoFacts, VideoError> {
         (Some(first), Some(last)) => Some(((last.wrapping_sub(first) & ((1 << 33) - 1)) + frame) / 90),
         _ => None,
     };
+    let size = video.filter(|v| v.1 == "h264").and_then(|v| {
+        // The first payload unit of the video stream, past its PES header, up to 64 KB.
+        let mut stream = Vec::new();
+        for packet in packets(&head, 0, stride, offset) {
+            let Some((pid, payload)) = payload_of(packet) else { continue };
+            if pid != v.0 || (stream.is_empty() && !starts_unit(packet)) {
+                continue;
+            }
+            if stream.is_empty() {
+                let header = usize::from(*payload.get(8)?);
+                stream.extend_from_slice(payload.get(9 + header..)?);
+            } else if starts_unit(packet) || stream.len() > 64 << 10 {
+                break;
+            } else {
+                stream.extend_from_slice(payload);
+            }
+        }
+        h264::sps_size(&stream)
+    });
     Ok(VideoFacts {
-        size: None,
+        size,
         rotation: 0,
         duration_ms,
         frame_rate: None,
@@ -77,6 +97,22 @@ pub(super) fn read(reads: &mut Reads<'_>) -> Result<VideoFacts, VideoError> {
 /// The packets of `bytes` from `start`, each `stride` long, from its sync byte at `offset`.
 fn packets(bytes: &[u8], start: usize, stride: usize, offset: usize) -> impl Iterator<Item = &[u8]> {
     bytes.get(start..).unwrap_or(&[]).chunks_exact(stride).map(move |p| &p[offset..]).filter(|p| p[0] == 0x47)
+}
+
+/// Whether a packet starts a payload unit (a PES packet, a section).
+fn starts_unit(packet: &[u8]) -> bool {
+    packet.get(1).is_some_and(|b| b & 0x40 != 0)
+}
+
+/// A packet's PID and payload, past its adaptation field, whether or not it starts a unit.
+fn payload_of(packet: &[u8]) -> Option<(u16, &[u8])> {
+    let pid = (be(packet, 1, 2)? & 0x1FFF) as u16;
+    let control = (packet.get(3)? >> 4) & 0x3;
+    let mut at = 4;
+    if control & 0x2 != 0 {
+        at += 1 + usize::from(*packet.get(4)?);
+    }
+    (control & 0x1 != 0).then(|| Some((pid, packet.get(at..)?)))?
 }
 
 /// A packet's PID and payload, when it starts a payload unit.
