@@ -26,4 +26,4 @@ pub use render_pool::{PoolError, Priority, RenderPool};
 pub use renderer::{RenderTimes, Variant};
 pub use spec::{VariantKey, VariantSpec};
 pub use variants::{Description, VariantStats, Variants, beyond_duration};
-pub use video::{PREVIEW_RATE, PREVIEW_SIDE, VideoDecoder, read_video_facts_stored};
+pub use video::{VideoDecoder, read_video_facts_stored};

@@ -451,27 +451,8 @@ impl Variants {
             sources.keep(&file.id, RenderSource::WorkingCopy(copy.bytes.clone())).await;
             return Ok(copy.bytes);
         }
-        let held = match self.turn(&copy_key).await {
-            Turn::Render(held) => held,
-            Turn::Waited => match self.renderer.stored(&copy_key).await? {
-                Some(copy) => return Ok(copy.bytes),
-                None => None,
-            },
-        };
-        let made = async {
-            let frame =
-                self.renderer.video(file, container, facts, VideoDecode::Frame(FrameAt::Poster), priority).await?;
-            let copy = self.renderer.render(frame, &VariantSpec::working_copy(), priority).await?;
-            if let Err(e) = self.renderer.persist(&copy_key, &copy, now_ms(), Keep::Pinned).await {
-                tracing::warn!(error = %e, variant = %copy_key, "could not keep a video's poster");
-            }
-            Ok::<_, VariantError>(copy.bytes)
-        }
-        .await;
-        if let Some(held) = held {
-            held.release().await;
-        }
-        let copy = made?;
+        let frame = self.renderer.video(file, container, facts, VideoDecode::Frame(FrameAt::Poster), priority);
+        let copy = self.make_working_copy(&copy_key, frame, priority).await?;
         sources.keep(&file.id, RenderSource::WorkingCopy(copy.clone())).await;
         Ok(copy)
     }
@@ -515,7 +496,7 @@ impl Variants {
             sources.keep(&file.id, RenderSource::OriginalAlone(original.clone())).await;
             return Ok(original);
         }
-        match self.make_working_copy(&copy_key, original.clone(), priority).await {
+        match self.make_working_copy(&copy_key, async { Ok(original.clone()) }, priority).await {
             Ok(copy) => {
                 sources.keep(&file.id, RenderSource::WorkingCopy(copy.clone())).await;
                 Ok(copy)
@@ -530,13 +511,14 @@ impl Variants {
         }
     }
 
-    /// Renders the working copy `key` names from the file's `original` and keeps it (pinned), once across
-    /// nodes: whoever waited for another's render reads the stored copy. A copy the store refuses is still
-    /// this render's source (the next render makes it again).
+    /// Renders the working copy `key` names from what `source` reads (the file's original, or a video's
+    /// poster frame, read only by whoever renders) and keeps it (pinned), once across nodes: whoever waited
+    /// for another's render reads the stored copy. A copy the store refuses is still this render's source
+    /// (the next render makes it again).
     async fn make_working_copy(
         &self,
         key: &VariantKey,
-        original: Bytes,
+        source: impl std::future::Future<Output = Result<Bytes, VariantError>>,
         priority: Priority,
     ) -> Result<Bytes, VariantError> {
         let held = match self.turn(key).await {
@@ -546,7 +528,10 @@ impl Variants {
                 None => None,
             },
         };
-        let made = self.renderer.render(original, &VariantSpec::working_copy(), priority).await;
+        let made = match source.await {
+            Ok(source) => self.renderer.render(source, &VariantSpec::working_copy(), priority).await,
+            Err(e) => Err(e),
+        };
         if let Ok(copy) = &made
             && let Err(e) = self.renderer.persist(key, copy, now_ms(), Keep::Pinned).await
         {

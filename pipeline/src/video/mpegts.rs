@@ -117,14 +117,10 @@ fn payload_of(packet: &[u8]) -> Option<(u16, &[u8])> {
 
 /// A packet's PID and payload, when it starts a payload unit.
 fn split(packet: &[u8]) -> Option<(u16, &[u8])> {
-    let starts = packet.get(1)? & 0x40 != 0;
-    let pid = (be(packet, 1, 2)? & 0x1FFF) as u16;
-    let control = (packet.get(3)? >> 4) & 0x3;
-    let mut at = 4;
-    if control & 0x2 != 0 {
-        at += 1 + usize::from(*packet.get(4)?);
+    if !starts_unit(packet) {
+        return None;
     }
-    (starts && control & 0x1 != 0).then(|| Some((pid, packet.get(at..)?)))?
+    payload_of(packet)
 }
 
 /// A PSI section's bytes from its table id, past the pointer field, within its stated length.
