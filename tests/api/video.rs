@@ -358,6 +358,18 @@ async fn broken_and_hostile_videos_are_refused_by_name() {
     let message = String::from_utf8_lossy(&body);
     assert_eq!(status, StatusCode::BAD_REQUEST, "{message}");
     assert!(message.contains("30000x30000") && message.contains("pixels"), "{message}");
+    // A duration past SHUTTERBOX_VIDEO_MAX_SECONDS (4 h) in the movie header: refused before decoding.
+    let mut long = whole.clone();
+    let mvhd = long.windows(4).position(|w| w == b"mvhd").unwrap() + 4;
+    // Version 0: the timescale 12 bytes into the box's content, the duration after it.
+    long[mvhd + 12..mvhd + 16].copy_from_slice(&1000u32.to_be_bytes());
+    long[mvhd + 16..mvhd + 20].copy_from_slice(&(5 * 3600 * 1000u32).to_be_bytes());
+    let long = app.upload("long.mp4", "video/mp4", &long).await;
+    assert_eq!(long["duration"], 5 * 3600 * 1000);
+    let (status, _, body) = app.fetch(&format!("{}?t=1&w=100&format=jpeg", long["secureUrl"].as_str().unwrap())).await;
+    let message = String::from_utf8_lossy(&body);
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{message}");
+    assert!(message.contains("18000 s long") && message.contains("14400 s"), "{message}");
     // The node still serves.
     let health = app.client.get(format!("{}/healthz", app.root)).send().await.unwrap();
     assert_eq!(health.status(), StatusCode::OK);
